@@ -1,0 +1,13 @@
+/** Unit tests live beside the code, integration and end-to-end tests under test/. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/services', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  testTimeout: 30000,
+  // Integration suites start real processes; two workers fit this 2-core machine.
+  maxWorkers: 2,
+};

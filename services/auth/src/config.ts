@@ -1,0 +1,53 @@
+import { env } from '@gateway/lib/config';
+import { z } from 'zod';
+
+/** Environment of the auth service, checked at start (fail fast, by name). */
+export const authConfigShape = {
+  HOST: z.string().default('127.0.0.1'),
+  PORT: env.port(50051),
+  DATABASE_URL: env.url(),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+  REDIS_URL: env.url(),
+  LOG_LEVEL: env.logLevel(),
+  /** `live` in production, `test` elsewhere: the marker inside every new key. */
+  KEY_ENVIRONMENT: env.keyEnvironment(),
+  /** Signs access tokens; edge verifies with the same value. */
+  ACCESS_TOKEN_SECRET: env.secret(),
+  ACCESS_TOKEN_TTL_SECONDS: env.positiveInt(900),
+  REFRESH_TOKEN_TTL_DAYS: env.positiveInt(30),
+  /** AES-256-GCM key (64 hex characters) for provider keys at rest. */
+  SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
+  /** Failed logins allowed per account and per source address in one window. */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: env.positiveInt(5),
+  LOGIN_MAX_FAILURES_PER_SOURCE: env.positiveInt(20),
+  LOGIN_THROTTLE_WINDOW_SECONDS: env.positiveInt(900),
+  /** Apply pending migrations at start (the local stack and tests); deploy runs them as an init step. */
+  MIGRATE_ON_START: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+};
+
+export type AuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;
+
+/** What the service logic needs from configuration, independent of where it runs. */
+export interface AuthSettings {
+  keyEnvironment: 'live' | 'test';
+  accessTokenSecret: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlDays: number;
+  secretsKey: Buffer;
+  loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerSource: number; windowSeconds: number };
+}
+
+export function settingsFrom(config: AuthConfig): AuthSettings {
+  return {
+    keyEnvironment: config.KEY_ENVIRONMENT,
+    accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
+    secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
+    loginThrottle: {
+      maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerSource: config.LOGIN_MAX_FAILURES_PER_SOURCE,
+      windowSeconds: config.LOGIN_THROTTLE_WINDOW_SECONDS,
+    },
+  };
+}

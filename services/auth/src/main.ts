@@ -1,0 +1,51 @@
+import { loadConfig } from '@gateway/lib/config';
+import { startTelemetry } from '@gateway/lib/telemetry';
+import { authConfigShape, settingsFrom } from './config';
+
+/** The auth service as its own process: env, telemetry first, serve, drain on SIGTERM. */
+async function main(): Promise<void> {
+  const config = loadConfig(authConfigShape);
+  const telemetry = startTelemetry({ serviceName: 'auth' });
+
+  // Loaded after telemetry so grpc-js and pg are instrumented.
+  const { createLogger } = await import('@gateway/lib/logging');
+  const { connectDatabase, migrateToLatest, pingDatabase } = await import('@gateway/lib/db');
+  const { createRedis, pingRedis } = await import('@gateway/lib/redis');
+  const { drainOnSignal } = await import('@gateway/lib/lifecycle');
+  const { AUTH_SCHEMA, authMigrations } = await import('./db');
+  const { RedisAttemptThrottle } = await import('./identity/throttle');
+  const { startAuthServer } = await import('./server');
+
+  const logger = createLogger({ service: 'auth', level: config.LOG_LEVEL });
+  const database = connectDatabase<import('./db').AuthDatabase>(
+    { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE },
+    AUTH_SCHEMA,
+  );
+  if (config.MIGRATE_ON_START) {
+    const applied = await migrateToLatest(database.db, AUTH_SCHEMA, authMigrations);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  }
+  const redis = createRedis(config.REDIS_URL);
+  const server = await startAuthServer(
+    { db: database.db, throttle: new RedisAttemptThrottle(redis), settings: settingsFrom(config), logger },
+    { host: config.HOST, port: config.PORT },
+    [
+      { name: 'postgres', check: () => pingDatabase(database.db) },
+      { name: 'redis', check: () => pingRedis(redis) },
+    ],
+  );
+  logger.info({ port: server.grpc.port }, 'listening');
+
+  drainOnSignal(logger, async () => {
+    await server.stop();
+    redis.disconnect();
+    await database.destroy();
+    await telemetry.shutdown();
+  });
+}
+
+main().catch((error: unknown) => {
+  // Config errors name the variable; anything else is printed for the operator.
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,39 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { Pool, types } from 'pg';
+
+// bigint columns (money, counters) arrive as strings, never as lossy numbers;
+// timestamptz arrives as Date.
+types.setTypeParser(types.builtins.INT8, (value) => value);
+
+/** Where a service's tables live: a real Postgres, or PGlite in the embedded mode. */
+export type DatabaseTarget = { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; pglite: PGlite };
+
+export interface Database<DB> {
+  /** Queries are scoped to the service's own schema. */
+  db: Kysely<DB>;
+  schema: string;
+  destroy(): Promise<void>;
+}
+
+function dialectFor(target: DatabaseTarget): Dialect {
+  if (target.kind === 'pglite') return new PGliteDialect(target.pglite);
+  return new PostgresDialect({
+    pool: new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 }),
+  });
+}
+
+export function connectDatabase<DB>(target: DatabaseTarget, schema: string): Database<DB> {
+  const root = new Kysely<DB>({ dialect: dialectFor(target) });
+  return {
+    db: root.withSchema(schema),
+    schema,
+    // A shared PGlite belongs to whoever created it; only a pool is ours to end.
+    destroy: () => (target.kind === 'postgres' ? root.destroy() : Promise.resolve()),
+  };
+}
+
+export async function pingDatabase<DB>(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

@@ -1,0 +1,2 @@
+export * from './connect';
+export * from './migrate';

@@ -1,0 +1,69 @@
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from 'pino';
+
+export { HealthImplementation } from 'grpc-health-check';
+
+/** A named dependency probe; resolves when the dependency answers. */
+export interface DependencyCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+export interface HealthMonitor {
+  health: HealthImplementation;
+  /** The last result of every check, for readiness endpoints and logs. */
+  snapshot(): Record<string, boolean>;
+  /** Runs every check now and publishes the result. */
+  refresh(): Promise<boolean>;
+  stop(): void;
+}
+
+/**
+ * `grpc.health.v1` that reports real dependency state: the overall status
+ * and the named service are SERVING only while every dependency answers its
+ * probe. Starts NOT_SERVING until the first round of checks passes.
+ */
+export function monitorHealth(
+  serviceNames: string[],
+  checks: DependencyCheck[],
+  logger: Logger,
+  intervalMs = 2000,
+  probeTimeoutMs = 1000,
+): HealthMonitor {
+  const health = new HealthImplementation();
+  const names = ['', ...serviceNames];
+  for (const name of names) health.setStatus(name, 'NOT_SERVING');
+  const state: Record<string, boolean> = Object.fromEntries(checks.map(({ name }) => [name, false]));
+
+  const probe = async ({ name, check }: DependencyCheck): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs} ms`)), probeTimeoutMs);
+    });
+    try {
+      await Promise.race([check(), timeout]);
+      return true;
+    } catch (error) {
+      if (state[name]) logger.warn({ dependency: name, err: error }, 'dependency is down');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const refresh = async (): Promise<boolean> => {
+    const results = await Promise.all(checks.map(probe));
+    checks.forEach(({ name }, index) => {
+      const up = results[index] ?? false;
+      if (up && state[name] === false) logger.info({ dependency: name }, 'dependency is up');
+      state[name] = up;
+    });
+    const serving = results.every(Boolean);
+    for (const name of names) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    return serving;
+  };
+
+  const timer = setInterval(() => void refresh(), intervalMs);
+  timer.unref();
+  return { health, snapshot: () => ({ ...state }), refresh, stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,5 @@
+export * from './client';
+export * from './health';
+export * from './server';
+export * from './status';
+export * from './methods';

@@ -1,0 +1,94 @@
+import {
+  Server,
+  ServerCredentials,
+  type Metadata,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
+import type { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from 'pino';
+import { toDomainError } from '../errors';
+import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
+import { toGrpcError } from './status';
+
+export interface CallContext {
+  metadata: Metadata;
+  /** Client's deadline, if it sent one. */
+  deadline: Date | number;
+}
+
+
+/** One async function per RPC of a ts-proto service definition. */
+export type UnaryHandlers<D> = {
+  [K in keyof D]: (request: RequestOf<D[K]>, context: CallContext) => Promise<ResponseOf<D[K]>>;
+};
+
+/**
+ * Adapts async handlers to grpc-js, turning every thrown error into the
+ * mapped status. Unexpected errors are logged here, once, and reach the
+ * caller only as `internal`.
+ */
+export function unaryService<D extends UnaryServiceDefinition>(
+  definition: D,
+  handlers: UnaryHandlers<D>,
+  logger: Logger,
+): UntypedServiceImplementation {
+  const implementation: UntypedServiceImplementation = {};
+  for (const name of Object.keys(definition) as Array<keyof D & string>) {
+    const handler = handlers[name];
+    implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) => {
+      handler(call.request, { metadata: call.metadata, deadline: call.getDeadline() }).then(
+        (response) => callback(null, response),
+        (error: unknown) => {
+          const domain = toDomainError(error);
+          if (domain.kind === 'internal') logger.error({ err: error, rpc: definition[name]?.path }, 'rpc failed');
+          else if (domain.internalReason) logger.info({ rpc: definition[name]?.path, reason: domain.internalReason }, 'rpc rejected');
+          callback(toGrpcError(domain));
+        },
+      );
+    };
+  }
+  return implementation;
+}
+
+export interface GrpcServerOptions {
+  host?: string;
+  port: number;
+  services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
+  health: HealthImplementation;
+}
+
+export interface RunningGrpcServer {
+  /** The bound port (useful with port 0). */
+  port: number;
+  server: Server;
+  /** Stops accepting calls and lets in-flight ones finish, up to graceMs. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export async function startGrpcServer({ host = '127.0.0.1', port, services, health }: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  for (const { definition, implementation } of services) server.addService(definition, implementation);
+  health.addToServer(server);
+  const boundPort = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  return {
+    port: boundPort,
+    server,
+    shutdown: (graceMs = 5000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}

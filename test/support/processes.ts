@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LOG_DIR, REPO_ROOT } from './paths';
+
+/**
+ * Starts a service as a real process (`node --import tsx <entry>`), waits for
+ * its `listening` log line, and keeps every byte it prints in LOG_DIR so the
+ * suites can scan the logs for credentials.
+ */
+export interface ServiceProcess {
+  name: string;
+  pid: number;
+  port: number;
+  address: string;
+  logFile: string;
+  logs(): string;
+  /** SIGTERM and wait for exit (drain). */
+  stop(): Promise<number | null>;
+  /** SIGKILL: no drain, no goodbye. */
+  kill(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  /** Path from the repository root, e.g. services/auth/src/main.ts. */
+  entry: string;
+  env: Record<string, string>;
+  readyTimeoutMs?: number;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+export async function startService({ name, entry, env, readyTimeoutMs = 20_000 }: StartOptions): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logFile = join(LOG_DIR, `${name}-${child.pid}.log`);
+  const sink = createWriteStream(logFile);
+  child.stdout?.pipe(sink, { end: false });
+  child.stderr?.pipe(sink, { end: false });
+
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not report listening within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (const line of buffered.split('\n')) {
+        if (!line.includes('"listening"')) continue;
+        try {
+          const parsed = JSON.parse(line) as { msg?: string; port?: number };
+          if (parsed.msg === 'listening' && typeof parsed.port === 'number') {
+            clearTimeout(timer);
+            child.stdout?.off('data', onData);
+            resolve(parsed.port);
+          }
+        } catch {
+          // a partial line; wait for the rest
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before listening; see ${logFile}`));
+    });
+  });
+
+  return {
+    name,
+    pid: child.pid ?? -1,
+    port,
+    address: `127.0.0.1:${port}`,
+    logFile,
+    logs: () => readFileSync(logFile, 'utf8'),
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited(child);
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
+}
