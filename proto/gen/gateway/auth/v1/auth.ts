@@ -231,6 +231,13 @@ export interface Principal {
   model: string;
   /** Allowance enforcement applies to API keys only (SPEC 5.1.6). */
   enforceQuota: boolean;
+  /**
+   * BYOK only: the agent record's provider key, still encrypted (AES-256-GCM,
+   * bound to the agent id). The caller decrypts it in memory for one call.
+   */
+  providerKeyCiphertext: string;
+  /** The agent record's monthly message limit (the legacy meter); 0 when none. */
+  messagesLimit: string;
 }
 
 export interface AuthenticateResponse {
@@ -476,6 +483,8 @@ function createBasePrincipal(): Principal {
     mode: 0,
     model: "",
     enforceQuota: false,
+    providerKeyCiphertext: "",
+    messagesLimit: "0",
   };
 }
 
@@ -507,6 +516,12 @@ export const Principal: MessageFns<Principal> = {
     }
     if (message.enforceQuota !== false) {
       writer.uint32(72).bool(message.enforceQuota);
+    }
+    if (message.providerKeyCiphertext !== "") {
+      writer.uint32(82).string(message.providerKeyCiphertext);
+    }
+    if (message.messagesLimit !== "0") {
+      writer.uint32(88).int64(message.messagesLimit);
     }
     return writer;
   },
@@ -596,6 +611,22 @@ export const Principal: MessageFns<Principal> = {
             message.enforceQuota = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.providerKeyCiphertext = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.messagesLimit = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -639,6 +670,16 @@ export const Principal: MessageFns<Principal> = {
         : isSet(object.enforce_quota)
         ? globalThis.Boolean(object.enforce_quota)
         : false,
+      providerKeyCiphertext: isSet(object.providerKeyCiphertext)
+        ? globalThis.String(object.providerKeyCiphertext)
+        : isSet(object.provider_key_ciphertext)
+        ? globalThis.String(object.provider_key_ciphertext)
+        : "",
+      messagesLimit: isSet(object.messagesLimit)
+        ? globalThis.String(object.messagesLimit)
+        : isSet(object.messages_limit)
+        ? globalThis.String(object.messages_limit)
+        : "0",
     };
   },
 
@@ -671,6 +712,12 @@ export const Principal: MessageFns<Principal> = {
     if (message.enforceQuota !== false) {
       obj.enforceQuota = message.enforceQuota;
     }
+    if (message.providerKeyCiphertext !== "") {
+      obj.providerKeyCiphertext = message.providerKeyCiphertext;
+    }
+    if (message.messagesLimit !== "0") {
+      obj.messagesLimit = message.messagesLimit;
+    }
     return obj;
   },
 
@@ -688,6 +735,8 @@ export const Principal: MessageFns<Principal> = {
     message.mode = object.mode ?? 0;
     message.model = object.model ?? "";
     message.enforceQuota = object.enforceQuota ?? false;
+    message.providerKeyCiphertext = object.providerKeyCiphertext ?? "";
+    message.messagesLimit = object.messagesLimit ?? "0";
     return message;
   },
 };
