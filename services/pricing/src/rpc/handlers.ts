@@ -1,0 +1,61 @@
+import { DomainError } from '@gateway/lib/errors';
+import type { UnaryHandlers } from '@gateway/lib/grpc';
+import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { z } from 'zod';
+import type { PricingDeps } from '../deps';
+import { MAX_TOKENS } from '../pricing/cost';
+import { listModels } from '../pricing/models';
+import { priceRequest, type BaselineReasonName } from '../pricing/price';
+
+/** int64 token counts arrive as decimal strings. */
+const tokenCount = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of tokens, 0 or more')
+  .transform((text) => BigInt(text))
+  .refine((tokens) => tokens <= MAX_TOKENS, `must be at most ${MAX_TOKENS} tokens`);
+
+const priceRequestSchema = z.object({
+  servedModel: z.string().min(1, 'is required'),
+  requestedModel: z.string(),
+  planTier: z.string(),
+  inputTokens: tokenCount,
+  outputTokens: tokenCount,
+  tier: z.string(),
+});
+
+/** A bad field is a `validation` error naming it as the proto does (`input_tokens`). */
+function parsePrice(request: unknown): z.output<typeof priceRequestSchema> {
+  const result = priceRequestSchema.safeParse(request);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = String(issue?.path[0] ?? 'request').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  throw new DomainError('validation', `${field}: ${issue?.message ?? 'is invalid'}`, { field });
+}
+
+const BASELINE_REASONS: Record<BaselineReasonName, BaselineReason> = {
+  named: BaselineReason.BASELINE_REASON_NAMED,
+  plan_ceiling: BaselineReason.BASELINE_REASON_PLAN_CEILING,
+};
+
+type PricingHandlers = UnaryHandlers<typeof PricingServiceService>;
+
+export function pricingHandlers({ catalog }: PricingDeps): PricingHandlers {
+  const models = listModels(catalog);
+  return {
+    price: async (request) => {
+      const result = priceRequest(catalog, parsePrice(request));
+      return {
+        priced: result.priced,
+        costMicros: result.costMicros.toString(),
+        baseline: result.baseline && {
+          model: result.baseline.model,
+          reason: BASELINE_REASONS[result.baseline.reason],
+          costMicros: result.baseline.costMicros.toString(),
+        },
+        savingsMicros: result.savingsMicros.toString(),
+        savingsEstimatePct: result.savingsEstimatePct,
+      };
+    },
+    listModels: async () => models,
+  };
+}

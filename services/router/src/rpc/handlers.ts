@@ -1,0 +1,56 @@
+import { DomainError } from '@gateway/lib/errors';
+import type { UnaryHandlers } from '@gateway/lib/grpc';
+import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
+import { z } from 'zod';
+import type { RouterDeps } from '../deps';
+import { createRouter } from '../routing/router';
+
+const count = z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 or more');
+
+/**
+ * The scalar fields of a RouteRequest. The messages are typed by the proto
+ * decoder and read as they are: re-validating each one would add work that
+ * grows with the conversation, and the scorer reads a bounded part anyway.
+ */
+const routeRequestSchema = z.object({
+  requestedModel: z.string(),
+  credentialModel: z.string(),
+  planTier: z.string(),
+  toolCount: count,
+  maxOutputTokens: count,
+  parameters: z.array(z.string()),
+});
+
+/** A bad field is a `validation` error naming it as the proto does (`tool_count`). */
+function parseRoute(request: unknown): z.output<typeof routeRequestSchema> {
+  const result = routeRequestSchema.safeParse(request);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = String(issue?.path[0] ?? 'request').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  throw new DomainError('validation', `${field}: ${issue?.message ?? 'is invalid'}`, { field });
+}
+
+type RouterHandlers = UnaryHandlers<typeof RouterServiceService>;
+
+export function routerHandlers({ catalog, logger }: RouterDeps): RouterHandlers {
+  const router = createRouter(catalog);
+  return {
+    route: async (request) => {
+      const fields = parseRoute(request);
+      const decision = router.route({ ...fields, messages: request.messages });
+      if (logger.isLevelEnabled('debug')) {
+        logger.debug({ model: decision.model.id, tier: decision.tier, complexity: decision.complexity, reason: decision.reason }, 'routed');
+      }
+      return {
+        model: decision.model.id,
+        provider: decision.model.provider,
+        tier: decision.tier,
+        complexity: decision.complexity,
+        routed: decision.routed,
+        droppedParams: decision.droppedParams,
+        signals: decision.signals,
+        reason: decision.reason,
+      };
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
+import { DEFAULT_CATALOG_PATH } from '@gateway/lib/catalog';
+import { DomainError } from '@gateway/lib/errors';
+import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
+import { RouterServiceService, type RouteRequest } from '@gateway/proto/gen/gateway/router/v1/router';
+import { service as healthService } from 'grpc-health-check';
+import { REPO_ROOT } from '../../../test/support/paths';
+import { startService, type ServiceProcess } from '../../../test/support/processes';
+import { ROUTER_HEALTH_NAME } from '../src/server';
+
+const ENTRY = 'services/router/src/main.ts';
+
+type HealthClient = InstanceType<ReturnType<typeof makeGenericClientConstructor>> & {
+  check(request: { service: string }, callback: (error: Error | null, response?: { status: string }) => void): void;
+};
+
+function healthStatus(address: string, service: string): Promise<string> {
+  const Client = makeGenericClientConstructor(healthService, 'Health');
+  const client = new Client(address, credentials.createInsecure()) as HealthClient;
+  return new Promise<string>((resolve, reject) =>
+    client.check({ service }, (error, response) => (error ? reject(error) : resolve(response?.status ?? 'missing'))),
+  ).finally(() => client.close());
+}
+
+/** Runs the entry to its exit; for processes expected to refuse to start. */
+function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, ENTRY)],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+const routeRequest = (overrides: Partial<RouteRequest>): RouteRequest => ({
+  requestedModel: 'auto',
+  credentialModel: 'auto',
+  planTier: 'simulated',
+  messages: [{ role: 'user', content: 'hi' }],
+  toolCount: 0,
+  maxOutputTokens: 0,
+  parameters: [],
+  ...overrides,
+});
+
+describe('router process over gRPC', () => {
+  let router: ServiceProcess;
+  let client: PromiseClient<typeof RouterServiceService>;
+
+  beforeAll(async () => {
+    router = await startService({ name: 'router', entry: ENTRY, env: {} });
+    client = createPromiseClient(RouterServiceService, { serviceName: 'router', address: router.address, deadlineMs: 5000 });
+  });
+
+  afterAll(async () => {
+    client.close();
+    await router.stop();
+  });
+
+  it('reports SERVING over grpc.health.v1, overall and by service name', async () => {
+    await expect(healthStatus(router.address, '')).resolves.toBe('SERVING');
+    await expect(healthStatus(router.address, ROUTER_HEALTH_NAME)).resolves.toBe('SERVING');
+  });
+
+  it('routes auto to the plan model of the scored tier, explaining the score', async () => {
+    const response = await client.route(routeRequest({}));
+    expect(response).toMatchObject({ model: 'sim-small', provider: 'simulator', tier: 'simple', complexity: 0, routed: true, reason: 'auto', droppedParams: [] });
+    expect(response.signals.map(({ name }) => name)).toEqual(['length', 'turns', 'system_prompt', 'code', 'math', 'reasoning', 'tools', 'output']);
+  });
+
+  it('serves a named model, dropping only the parameters it rejects', async () => {
+    const response = await client.route(
+      routeRequest({
+        requestedModel: 'sim-reasoning',
+        messages: [{ role: 'user', content: 'Compare the two plans and explain why one is cheaper.' }],
+        parameters: ['model', 'messages', 'temperature', 'stream', 'max_tokens'],
+      }),
+    );
+    expect(response).toMatchObject({ model: 'sim-reasoning', routed: false, reason: 'requested', droppedParams: ['max_tokens', 'temperature'] });
+    expect(response.complexity).toBe(30);
+    expect(response.tier).toBe('standard');
+  });
+
+  it("serves a named model above the plan ceiling with the ceiling's model", async () => {
+    const response = await client.route(routeRequest({ requestedModel: 'o3', planTier: 'free' }));
+    expect(response).toMatchObject({ model: 'gpt-4.1-mini', routed: true, reason: 'plan_ceiling' });
+  });
+
+  it('delivers an unknown model as the validation DomainError, intact', async () => {
+    const error = await client.route(routeRequest({ requestedModel: 'gpt-9' })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ kind: 'validation', field: 'model', message: expect.stringMatching(/^Unknown model "gpt-9"\. Use "auto" or one of: .*sim-small/) });
+  });
+
+  it('rejects a negative count naming the field', async () => {
+    const error = await client.route(routeRequest({ toolCount: -1 })).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: 'validation', field: 'tool_count', message: 'tool_count: must be 0 or more' });
+  });
+
+  it('answers an unknown plan with internal, keeping the detail in its own log', async () => {
+    const error = await client.route(routeRequest({ planTier: 'platinum' })).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: 'internal' });
+    expect((error as DomainError).message).not.toContain('platinum');
+  });
+
+  it('drains on SIGTERM and exits 0', async () => {
+    const spare = await startService({ name: 'router', entry: ENTRY, env: {} });
+    await expect(spare.stop()).resolves.toBe(0);
+  });
+});
+
+describe('router process with a broken catalog', () => {
+  let folder: string;
+
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'router-catalog-'));
+  });
+
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('exits non-zero naming the bad field', async () => {
+    const catalog = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8')) as { models: Array<Record<string, unknown>> };
+    const first = catalog.models[0];
+    if (!first) throw new Error('the shipped catalog has no models');
+    first.output_usd_per_million_tokens = 'ten dollars';
+    const path = join(folder, 'catalog.json');
+    writeFileSync(path, JSON.stringify(catalog));
+    const { code, output } = await runToExit({ CATALOG_PATH: path });
+    expect(code).not.toBe(0);
+    expect(output).toContain('models.0.output_usd_per_million_tokens');
+    expect(output).not.toContain('"listening"');
+  });
+
+  it('exits non-zero naming the file when it is not JSON', async () => {
+    const path = join(folder, 'truncated.json');
+    writeFileSync(path, '{"version": "1", "models": [');
+    const { code, output } = await runToExit({ CATALOG_PATH: path });
+    expect(code).not.toBe(0);
+    expect(output).toContain(`cannot read catalog ${path}`);
+  });
+});
