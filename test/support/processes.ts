@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOG_DIR, REPO_ROOT } from './paths';
+import { logDir, REPO_ROOT } from './paths';
 
 /**
  * Starts a service as a real process (`node --import tsx <entry>`), waits for
- * its `listening` log line, and keeps every byte it prints in LOG_DIR so the
+ * its `listening` log line, and keeps every byte it prints in the run's log folder so the
  * suites can scan the logs for credentials.
  */
 export interface ServiceProcess {
@@ -40,14 +40,18 @@ export async function startService({ name, entry, env, readyTimeoutMs = 20_000 }
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logFile = join(LOG_DIR, `${name}-${child.pid}.log`);
+  const logFile = join(logDir(), `${name}-${child.pid}.log`);
   const sink = createWriteStream(logFile);
   child.stdout?.pipe(sink, { end: false });
   child.stderr?.pipe(sink, { end: false });
 
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not report listening within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+    const timer = setTimeout(() => {
+      // A process that never became ready is ours to end: leave no orphan behind.
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not report listening within ${readyTimeoutMs} ms; see ${logFile}`));
+    }, readyTimeoutMs);
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString();
       for (const line of buffered.split('\n')) {
