@@ -1,5 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
-import { LOG_DIR } from './paths';
+import { mkdirSync } from 'node:fs';
+import { newRunLogDir } from './paths';
 import { resolveInfra } from './infra';
 
 /** Resolves Postgres and Redis once for the run; workers inherit the URLs. */
@@ -8,6 +8,6 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_DATABASE_URL = infra.databaseUrl;
   process.env.TEST_REDIS_URL = infra.redisUrl;
   (globalThis as { __infraStop?: () => Promise<void> }).__infraStop = infra.stop;
-  rmSync(LOG_DIR, { recursive: true, force: true });
-  mkdirSync(LOG_DIR, { recursive: true });
+  process.env.TEST_LOG_DIR = newRunLogDir();
+  mkdirSync(process.env.TEST_LOG_DIR, { recursive: true });
 }

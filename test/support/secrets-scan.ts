@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CREDENTIAL_PATTERNS } from '@gateway/lib/logging';
-import { LOG_DIR } from './paths';
+import { logDir } from './paths';
 
 /** Every credential-shaped string found in the given text. */
 export function findCredentials(text: string): string[] {
@@ -10,7 +10,8 @@ export function findCredentials(text: string): string[] {
 
 /** Scans every log file the run's processes wrote. */
 export function scanAllLogs(): Array<{ file: string; found: string[] }> {
-  return readdirSync(LOG_DIR)
-    .map((file) => ({ file, found: findCredentials(readFileSync(join(LOG_DIR, file), 'utf8')) }))
+  const dir = logDir();
+  return readdirSync(dir)
+    .map((file) => ({ file, found: findCredentials(readFileSync(join(dir, file), 'utf8')) }))
     .filter(({ found }) => found.length > 0);
 }

@@ -34,14 +34,14 @@ async function main(): Promise<void> {
       { name: 'redis', check: () => pingRedis(redis) },
     ],
   );
-  logger.info({ port: server.grpc.port }, 'listening');
-
+  // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
   drainOnSignal(logger, async () => {
     await server.stop();
     redis.disconnect();
     await database.destroy();
     await telemetry.shutdown();
   });
+  logger.info({ port: server.grpc.port }, 'listening');
 }
 
 main().catch((error: unknown) => {

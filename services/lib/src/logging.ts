@@ -32,7 +32,7 @@ const REDACT_PATHS = [
 ];
 
 /**
- * Shapes of credentials this system issues. Any match inside a logged string
+ * Shapes of credentials this system issues. Any match anywhere in a log line
  * is masked too, as a second line of defence behind the field redaction.
  */
 export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
@@ -67,14 +67,9 @@ export function createLogger({ service, level = 'info', destination }: LoggerOpt
         const { traceId, spanId } = span.spanContext();
         return { trace_id: traceId, span_id: spanId };
       },
-      hooks: {
-        logMethod(args, method) {
-          method.apply(
-            this,
-            args.map((arg) => (typeof arg === 'string' ? maskCredentials(arg) : arg)) as Parameters<typeof method>,
-          );
-        },
-      },
+      // Masks the finished line, so a credential inside a message, a nested
+      // field or a serialized error is caught alike.
+      hooks: { streamWrite: maskCredentials },
     },
     destination ?? pino.destination({ fd: 1, sync: false }),
   );

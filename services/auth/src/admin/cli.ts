@@ -1,0 +1,248 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, env, loadConfig } from '@gateway/lib/config';
+import { connectDatabase, migrateToLatest } from '@gateway/lib/db';
+import { DomainError } from '@gateway/lib/errors';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { authConfigShape } from '../config';
+import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '../db';
+import { serverRegions, serverTiers } from '../db/tables/agent-instances';
+import { roles } from '../db/tables/memberships';
+import { parseInput } from '../identity/validation';
+import { MAX_EXPIRY_DAYS } from '../keys/expiry';
+import { DEFAULT_SCOPES, VALID_SCOPES } from '../keys/scopes';
+import {
+  addMember,
+  addMemberInput,
+  createAgent,
+  createAgentInput,
+  createKey,
+  createKeyInput,
+  createOrganization,
+  createOrganizationInput,
+  createUser,
+  createUserInput,
+  deleteAgent,
+  deleteAgentInput,
+  flagName,
+  issueAgentGatewayToken,
+  issueAgentSecret,
+  issueAgentSecretInput,
+  issueGatewayTokenInput,
+  MIN_PASSWORD_LENGTH,
+} from './commands';
+import { planTierNames } from './plans';
+
+/**
+ * `npm run admin -- <command> [--flags]`: bootstraps organizations, users,
+ * memberships, agent records, legacy credentials and API keys against
+ * DATABASE_URL (schema `auth` is migrated first). Results are printed as
+ * JSON on stdout; problems as one line on stderr, with exit status 2 for bad
+ * input and 1 for anything else.
+ */
+const configShape = {
+  DATABASE_URL: authConfigShape.DATABASE_URL,
+  SECRETS_KEY: authConfigShape.SECRETS_KEY.optional(),
+  KEY_ENVIRONMENT: env.keyEnvironment(),
+};
+type AdminConfig = z.infer<z.ZodObject<typeof configShape>>;
+
+interface Flag {
+  description: string;
+  boolean?: true;
+}
+
+interface Command<Input extends z.ZodType = z.ZodType> {
+  summary: string;
+  flags: Record<string, Flag>;
+  /** Fills in values that do not come from flags (a password from stdin). */
+  complete?(values: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Checks the flags before anything touches the database. */
+  input: Input;
+  run(db: Kysely<AuthDatabase>, config: AdminConfig, input: z.output<Input>): Promise<unknown>;
+  /** The result holds a credential that is shown this once. */
+  printsCredential?: true;
+}
+
+/** Ties each command's runner to the output of its own input schema. */
+const command = <Input extends z.ZodType>(definition: Command<Input>): Command => definition;
+
+const commands: Record<string, Command> = {
+  'create-org': command({
+    summary: 'Create an organization.',
+    flags: {
+      name: { description: 'organization name' },
+      plan: { description: `plan tier: ${planTierNames().join(' | ')}` },
+    },
+    input: createOrganizationInput,
+    run: (db, _config, input) => createOrganization(db, input),
+  }),
+  'create-user': command({
+    summary: 'Create a user who can sign in.',
+    flags: {
+      email: { description: 'sign-in email' },
+      password: { description: `at least ${MIN_PASSWORD_LENGTH} characters (or use --password-stdin, or ADMIN_PASSWORD)` },
+      'password-stdin': { description: 'read the password from standard input', boolean: true },
+    },
+    complete: async (values) => ({ ...values, password: await resolvePassword(values) }),
+    input: createUserInput,
+    run: (db, _config, input) => createUser(db, input),
+  }),
+  'add-member': command({
+    summary: "Add a user to an organization, or change a member's role.",
+    flags: {
+      org: { description: 'organization id' },
+      email: { description: 'email of an existing user' },
+      role: { description: roles.join(' | ') },
+    },
+    input: addMemberInput,
+    run: (db, _config, input) => addMember(db, input),
+  }),
+  'create-agent': command({
+    summary: 'Create an agent billing record.',
+    flags: {
+      org: { description: 'organization id' },
+      'owner-email': { description: 'optional: the member whose agent it is' },
+      model: { description: 'optional: model identifier (default auto)' },
+      plan: { description: `optional: ${planTierNames().join(' | ')} (default: the organization's plan)` },
+      'messages-limit': { description: "optional: monthly message limit (default: the plan's)" },
+      tier: { description: `optional: ${serverTiers.join(' | ')} (default starter)` },
+      region: { description: `optional: ${serverRegions.join(' | ')} (default us-east)` },
+      'provider-key': { description: 'optional: your own provider key; makes the record BYOK (needs SECRETS_KEY)' },
+    },
+    input: createAgentInput,
+    run: (db, config, input) =>
+      createAgent(db, input, config.SECRETS_KEY ? Buffer.from(config.SECRETS_KEY, 'hex') : undefined),
+  }),
+  'delete-agent': command({
+    summary: 'Delete an agent record; keys bound to it become organization keys.',
+    flags: { org: { description: 'organization id' }, agent: { description: 'agent record id' } },
+    input: deleteAgentInput,
+    run: (db, _config, input) => deleteAgent(db, input),
+  }),
+  'issue-gateway-token': command({
+    summary: "Issue a legacy per-agent gateway token (replaces the agent's previous one).",
+    flags: { agent: { description: 'agent record id' } },
+    input: issueGatewayTokenInput,
+    run: (db, _config, input) => issueAgentGatewayToken(db, input),
+    printsCredential: true,
+  }),
+  'issue-agent-secret': command({
+    summary: 'Issue a legacy platform agent secret.',
+    flags: { description: { description: 'who holds the secret' } },
+    input: issueAgentSecretInput,
+    run: (db, _config, input) => issueAgentSecret(db, input),
+    printsCredential: true,
+  }),
+  'create-key': command({
+    summary: 'Create an organization API key on behalf of an owner or admin.',
+    flags: {
+      org: { description: 'organization id' },
+      'actor-email': { description: 'email of an owner or admin of the organization' },
+      name: { description: 'optional: key name (default "Admin key")' },
+      scopes: { description: `optional: comma-separated, from ${VALID_SCOPES.join(', ')} (default ${DEFAULT_SCOPES.join(',')})` },
+      agent: { description: 'optional: agent record id to bind the key to' },
+      'expires-in-days': { description: `optional: 1 to ${MAX_EXPIRY_DAYS} (default: never expires)` },
+    },
+    input: createKeyInput,
+    run: (db, config, input) => createKey(db, config.KEY_ENVIRONMENT, input),
+    printsCredential: true,
+  }),
+};
+
+/** Bad input: exit status 2, with what is allowed. */
+class UsageError extends Error {}
+
+function usage(): string {
+  const lines = ['Usage: npm run admin -- <command> [--flags]', '', 'Commands:'];
+  for (const [name, command] of Object.entries(commands)) {
+    lines.push(`  ${name}  ${command.summary}`);
+    for (const [flag, { description, boolean }] of Object.entries(command.flags)) {
+      lines.push(`      --${flag}${boolean ? '' : ' <value>'}  ${description}`);
+    }
+  }
+  lines.push(
+    '',
+    'Environment: DATABASE_URL (required), SECRETS_KEY (for --provider-key), KEY_ENVIRONMENT (live | test, for create-key),',
+    'ADMIN_PASSWORD (the create-user password when no flag gives one).',
+  );
+  return lines.join('\n');
+}
+
+const camelCase = (flag: string) => flag.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/**
+ * The create-user password: --password, else --password-stdin, else the
+ * ADMIN_PASSWORD variable; the last two keep it out of shell history.
+ */
+async function resolvePassword(values: Record<string, unknown>): Promise<string> {
+  if (values.passwordStdin === true) {
+    if (values.password !== undefined) throw new UsageError('give the password once: --password or --password-stdin, not both');
+    return readStdin();
+  }
+  const password = (values.password as string | undefined) ?? loadConfig({ ADMIN_PASSWORD: z.string().optional() }).ADMIN_PASSWORD;
+  if (password === undefined) throw new UsageError('--password: is required (or give it on stdin with --password-stdin, or in ADMIN_PASSWORD)');
+  return password;
+}
+
+function parseFlags(name: string, command: Command, args: string[]): Record<string, unknown> {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: Object.fromEntries(Object.entries(command.flags).map(([flag, { boolean }]) => [flag, { type: boolean ? 'boolean' : 'string' }])),
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    return Object.fromEntries(Object.entries(values).map(([flag, value]) => [camelCase(flag), value]));
+  } catch (error) {
+    const known = Object.keys(command.flags).map((flag) => `--${flag}`).join(', ');
+    const problem = error instanceof Error ? (error.message.split('. ')[0] ?? error.message) : String(error);
+    throw new UsageError(`${name}: ${problem}; its flags are ${known}`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  if (name === undefined) throw new UsageError(`name a command\n\n${usage()}`);
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"\n\n${usage()}`);
+
+  const flags = parseFlags(name, command, args);
+  const input = parseInput(command.input, command.complete ? await command.complete(flags) : flags, flagName);
+  const config = loadConfig(configShape);
+
+  const database = connectDatabase<AuthDatabase>({ kind: 'postgres', url: config.DATABASE_URL, poolSize: 2 }, AUTH_SCHEMA);
+  try {
+    const applied = await migrateToLatest(database.db, AUTH_SCHEMA, authMigrations);
+    if (applied.length > 0) process.stderr.write(`migrations applied: ${applied.join(', ')}\n`);
+    const result = await command.run(database.db, config, input);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (command.printsCredential) process.stderr.write('Store the credential now: it is shown only this once.\n');
+    return 0;
+  } finally {
+    await database.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    const badInput = error instanceof UsageError || (error instanceof DomainError && error.kind === 'validation');
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`error: ${message}\n`);
+    process.exitCode = badInput || error instanceof ConfigError ? 2 : 1;
+  },
+);
