@@ -1,0 +1,17 @@
+import type { PromiseClient } from '@gateway/lib/grpc';
+import type { Logger } from '@gateway/lib/logging';
+import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { EdgeSettings } from './config';
+import type { ReadinessProbe } from './health/grpc-health';
+
+/**
+ * Everything the HTTP layer depends on, passed in: gRPC clients to separate
+ * processes in the stack, or to in-process servers in the embedded mode.
+ */
+export interface EdgeDeps {
+  auth: PromiseClient<typeof AuthServiceService>;
+  /** The backends /readyz asks before it reports ready. */
+  readiness: ReadinessProbe[];
+  settings: EdgeSettings;
+  logger: Logger;
+}

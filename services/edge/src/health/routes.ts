@@ -1,0 +1,19 @@
+import type { Express } from 'express';
+import { DomainError } from '@gateway/lib/errors';
+import type { EdgeDeps } from '../deps';
+
+/** Liveness (/healthz: the process answers) and readiness (/readyz: its backends serve). */
+export function registerHealthRoutes(app: Express, { readiness }: EdgeDeps): void {
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(readiness.map(async (probe) => ({ name: probe.name, serving: await probe.isServing() })));
+    const down = results.filter(({ serving }) => !serving).map(({ name }) => name);
+    if (down.length > 0) {
+      throw new DomainError('unavailable', `Not ready: the ${down.join(', ')} service${down.length > 1 ? 's are' : ' is'} not serving.`);
+    }
+    res.json({ status: 'ready', dependencies: Object.fromEntries(results.map(({ name }) => [name, 'serving'])) });
+  });
+}

@@ -1,0 +1,37 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DomainError, toDomainError } from '@gateway/lib/errors';
+import type { Logger } from '@gateway/lib/logging';
+
+/** The body of every error response (DESIGN 4, SPEC 7). */
+export interface ErrorBody {
+  error: { message: string; type: string; code: number; request_id: string };
+}
+
+export function errorBody(error: DomainError, requestId: string): ErrorBody {
+  return { error: { message: error.message, type: error.errorClass, code: error.httpStatus, request_id: requestId } };
+}
+
+/** Mounted after every route: nothing matched. */
+export const unknownRoute: RequestHandler = (req) => {
+  throw new DomainError('not_found', `No route ${req.method} ${req.path}.`);
+};
+
+/**
+ * The one place an error becomes a response. Anything that is not a
+ * DomainError is a bug: it is logged here, once, and the client sees only a
+ * generic `internal` with the request id to report.
+ */
+export function renderErrors(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, next) => {
+    const domain = toDomainError(error);
+    if (!(error instanceof DomainError)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
+    if (res.headersSent) {
+      // Too late for an error body; let express end the connection.
+      next(error);
+      return;
+    }
+    res.locals.error = domain;
+    if (domain.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(Math.max(0, Math.ceil(domain.retryAfterSeconds))));
+    res.status(domain.httpStatus).json(errorBody(domain, res.locals.requestId ?? ''));
+  };
+}

@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express, type RequestHandler } from 'express';
+import { registerKeyRoutes } from './console/keys';
+import type { EdgeDeps } from './deps';
+import { registerHealthRoutes } from './health/routes';
+import { jsonBody } from './http/body';
+import { renderErrors, unknownRoute } from './http/errors';
+import { assignRequestId } from './http/request-id';
+import { logRequests } from './http/request-log';
+import { registerIdentityRoutes } from './identity/routes';
+
+export type { EdgeDeps } from './deps';
+
+export interface EdgeApp {
+  app: Express;
+  /** Listens and resolves with the bound port (useful with port 0). */
+  start(listen: { host: string; port: number }): Promise<number>;
+  /** Stops accepting connections and waits for in-flight requests. */
+  stop(): Promise<void>;
+}
+
+/** API responses hold sessions, keys and account data: never cached, never sniffed. */
+const apiResponseHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('x-content-type-options', 'nosniff');
+  next();
+};
+
+/** The HTTP app, wired from its dependencies so the embedded mode can reuse it. */
+export function createEdgeApp(deps: EdgeDeps): EdgeApp {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', deps.settings.trustProxy);
+
+  app.use(assignRequestId, logRequests(deps.logger), apiResponseHeaders, ...jsonBody(deps.settings.bodyLimitBytes));
+  registerHealthRoutes(app, deps);
+  registerIdentityRoutes(app, deps);
+  registerKeyRoutes(app, deps);
+  app.use(unknownRoute);
+  app.use(renderErrors(deps.logger));
+
+  let server: Server | undefined;
+  return {
+    app,
+    start: ({ host, port }) =>
+      new Promise((resolve, reject) => {
+        const listening = createServer(app);
+        listening.once('error', reject);
+        listening.listen(port, host, () => {
+          listening.off('error', reject);
+          server = listening;
+          resolve((listening.address() as AddressInfo).port);
+        });
+      }),
+    stop: () =>
+      new Promise((resolve, reject) => {
+        if (!server) return resolve();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,130 @@
+import { Writable } from 'node:stream';
+import type { PromiseClient } from '@gateway/lib/grpc';
+import { createLogger, type Logger } from '@gateway/lib/logging';
+import {
+  ApiKeyStatus,
+  Role,
+  type ApiKey,
+  type AuthServiceService,
+  type Session,
+} from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { EdgeSettings } from '../../src/config';
+import type { ReadinessProbe } from '../../src/health/grpc-health';
+import { createEdgeApp } from '../../src/server';
+
+export type AuthClient = PromiseClient<typeof AuthServiceService>;
+type AuthMethods = Omit<AuthClient, 'close'>;
+
+/** Records each request it receives, per method, for assertions. */
+export interface FakeAuth {
+  client: AuthClient;
+  calls: { [K in keyof AuthMethods]: Array<Parameters<AuthMethods[K]>[0]> };
+}
+
+/**
+ * An in-memory stand-in for the auth gRPC client: each method answers with
+ * the given implementation, or fails loudly when a test did not expect it.
+ */
+export function fakeAuth(implementations: Partial<AuthMethods>): FakeAuth {
+  const calls = {
+    authenticate: [],
+    createApiKey: [],
+    updateApiKey: [],
+    listApiKeys: [],
+    revokeApiKey: [],
+    login: [],
+    refreshSession: [],
+    logout: [],
+    getUser: [],
+  } as FakeAuth['calls'];
+  const methods = {} as Record<string, (request: unknown) => Promise<unknown>>;
+  for (const name of Object.keys(calls) as Array<keyof AuthMethods>) {
+    methods[name] = async (request: unknown) => {
+      (calls[name] as unknown[]).push(request);
+      const implementation = implementations[name] as ((request: unknown) => Promise<unknown>) | undefined;
+      if (!implementation) throw new Error(`unexpected call to auth.${name}`);
+      return implementation(request);
+    };
+  }
+  return { client: { ...(methods as unknown as AuthMethods), close: () => undefined }, calls };
+}
+
+export const TEST_SECRET = 'edge-unit-test-access-token-secret-0123456789';
+
+export const USER_ID = '7d8e2a52-2c4f-4d55-9a0f-6a4a0f5b7c11';
+export const ORG_ID = '1f0b4c3e-8d2a-4e6b-9c1d-2a3b4c5d6e7f';
+export const AGENT_ID = 'c3a1b2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
+
+export function sampleKey(overrides: Partial<ApiKey> = {}): ApiKey {
+  return {
+    id: '9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d',
+    organizationId: ORG_ID,
+    name: 'ci',
+    prefix: 'svc_test_0a1b2c3d',
+    scopes: ['inference', 'usage:read'],
+    agentId: '',
+    expiresAt: undefined,
+    lastUsedAt: undefined,
+    createdAt: new Date('2026-01-02T03:04:05.000Z'),
+    revokedAt: undefined,
+    status: ApiKeyStatus.API_KEY_STATUS_ACTIVE,
+    createdByUserId: USER_ID,
+    ...overrides,
+  };
+}
+
+export function sampleSession(accessToken: string): Session {
+  return {
+    accessToken,
+    expiresInSeconds: 900,
+    refreshToken: `rt_${'ab'.repeat(32)}`,
+    user: {
+      id: USER_ID,
+      email: 'owner@example.com',
+      memberships: [{ organizationId: ORG_ID, organizationName: 'Acme', role: Role.ROLE_OWNER, planTier: 'pro' }],
+    },
+  };
+}
+
+/** A logger whose JSON lines are kept in memory. */
+export function capturingLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>>; text: () => string } {
+  const chunks: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ service: 'edge', level: 'info', destination });
+  const text = () => chunks.join('');
+  const lines = () =>
+    text()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { logger, lines, text };
+}
+
+export interface RunningFakeEdge {
+  url: string;
+  auth: FakeAuth;
+  logs: ReturnType<typeof capturingLogger>;
+  stop(): Promise<void>;
+}
+
+/** The real edge app on a free port, in front of a fake auth client. */
+export async function startFakeEdge(
+  implementations: Partial<AuthMethods>,
+  options: { settings?: Partial<EdgeSettings>; readiness?: ReadinessProbe[] } = {},
+): Promise<RunningFakeEdge> {
+  const auth = fakeAuth(implementations);
+  const logs = capturingLogger();
+  const edge = createEdgeApp({
+    auth: auth.client,
+    readiness: options.readiness ?? [],
+    settings: { accessTokenSecret: TEST_SECRET, cookieSecure: false, bodyLimitBytes: 1024, trustProxy: false, ...options.settings },
+    logger: logs.logger,
+  });
+  const port = await edge.start({ host: '127.0.0.1', port: 0 });
+  return { url: `http://127.0.0.1:${port}`, auth, logs, stop: () => edge.stop() };
+}
