@@ -1,0 +1,30 @@
+import { env } from '@gateway/lib/config';
+import { z } from 'zod';
+import { DEFAULT_KEY_PREFIX } from './redis/keys';
+
+/** Environment of the ledger service, checked at start (fail fast, by name). */
+export const ledgerConfigShape = {
+  HOST: z.string().default('127.0.0.1'),
+  PORT: env.port(50054),
+  DATABASE_URL: env.url(),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+  REDIS_URL: env.url(),
+  /** Namespace of every Redis key (counters, holds, the record stream). */
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'letters, digits and : _ -').default(DEFAULT_KEY_PREFIX),
+  /** The model catalog and plans; the file shipped in services/lib/catalog by default. */
+  CATALOG_PATH: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
+  /** Apply pending migrations at start (the local stack and tests); deploy runs them as an init step. */
+  MIGRATE_ON_START: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /** Reservations Record never settles free their amount after this long. */
+  RESERVATION_TTL_SECONDS: env.positiveInt(600),
+  /** Records per Postgres transaction. */
+  WRITER_BATCH_SIZE: z.coerce.number().int().min(1).max(2000).default(500),
+  /** How long one stream read waits; below the Redis command timeout (1 s). */
+  WRITER_BLOCK_MS: z.coerce.number().int().min(1).max(900).default(100),
+  /** Records left pending this long by a dead writer are taken over. */
+  WRITER_CLAIM_IDLE_MS: env.positiveInt(30_000),
+  LOG_LEVEL: env.logLevel(),
+};

@@ -1,0 +1,11 @@
+import { DomainError } from '@gateway/lib/errors';
+import { isUndefinedTable, missingMigration } from '@gateway/lib/db';
+import { LEDGER_TABLES_MIGRATION } from './migrations';
+import { LEDGER_SCHEMA } from './schema';
+
+/** A failed ledger query as the caller should see it: a missing migration is named, anything else is unavailability. */
+export function databaseFailure(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  if (isUndefinedTable(error)) return missingMigration(LEDGER_SCHEMA, LEDGER_TABLES_MIGRATION, error);
+  return new DomainError('unavailable', 'The ledger database is unavailable.', { cause: error });
+}

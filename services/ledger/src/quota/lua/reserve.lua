@@ -1,0 +1,46 @@
+-- Reserves a hold on a meter of one organization's period, atomically.
+-- KEYS[1] counters hash, KEYS[2] holds hash (id -> "meter:amount"),
+-- KEYS[3] hold expiries sorted set (id scored by expiry, ms)
+-- ARGV[1] now (ms), ARGV[2] hold id, ARGV[3] meter, ARGV[4] amount,
+-- ARGV[5] limit, ARGV[6] enforce ("1" or "0"), ARGV[7] hold expiry (ms),
+-- ARGV[8] expiry of the period's keys (ms)
+-- Returns {"missing"} or {"reserved"|"denied", used, credits}.
+local counters, holds, expiries = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('EXISTS', counters) == 0 then return {'missing'} end
+
+-- Abandoned holds give their amount back here, before the admission check.
+local expired = redis.call('ZRANGEBYSCORE', expiries, '-inf', ARGV[1], 'LIMIT', 0, 100)
+for _, id in ipairs(expired) do
+  local hold = redis.call('HGET', holds, id)
+  if hold then
+    local held_meter, held_amount = string.match(hold, '^(%a+):(%d+)$')
+    -- Amounts are decimal strings (exact past 2^53); Redis refuses "-0".
+    if held_amount ~= '0' then redis.call('HINCRBY', counters, held_meter .. '_reserved', '-' .. held_amount) end
+    redis.call('HDEL', holds, id)
+  end
+  redis.call('ZREM', expiries, id)
+end
+
+local meter = ARGV[3]
+local used = redis.call('HGET', counters, meter .. '_used') or '0'
+local credits = redis.call('HGET', counters, 'credits') or '0'
+if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits} end
+
+local reserved = math.max(0, tonumber(redis.call('HGET', counters, meter .. '_reserved') or '0'))
+local amount, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
+local fits
+if meter == 'spend' then
+  local committed = tonumber(used) + reserved
+  fits = committed < limit and committed + amount <= limit
+else
+  -- Each held request ends up as one request of the limit or one credit.
+  fits = reserved < math.max(0, limit - tonumber(used)) + tonumber(credits)
+end
+if not fits and ARGV[6] == '1' then return {'denied', used, credits} end
+
+redis.call('HSET', holds, ARGV[2], meter .. ':' .. ARGV[4])
+redis.call('ZADD', expiries, ARGV[7], ARGV[2])
+redis.call('HINCRBY', counters, meter .. '_reserved', ARGV[4])
+redis.call('PEXPIREAT', holds, ARGV[8])
+redis.call('PEXPIREAT', expiries, ARGV[8])
+return {'reserved', used, credits}

@@ -1,0 +1,33 @@
+-- Settles one request and appends its record to the stream, atomically.
+-- KEYS[1] counters hash, KEYS[2] holds hash, KEYS[3] hold expiries, KEYS[4] record stream
+-- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON)
+-- Returns {"missing"} or {"settled", used, credits, credits_used}.
+local counters, holds, expiries, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+if redis.call('EXISTS', counters) == 0 then return {'missing'} end
+
+local meter, usage = ARGV[2], ARGV[3]
+local used = tonumber(redis.call('HGET', counters, meter .. '_used') or '0')
+local credits = tonumber(redis.call('HGET', counters, 'credits') or '0')
+local credits_used = 0
+if meter ~= 'spend' and credits > 0 then
+  -- Only the part of this usage beyond the plan's limit is paid with credits.
+  local beyond = used + tonumber(usage) - math.max(used, tonumber(ARGV[4]))
+  if beyond > 0 then credits_used = math.min(credits, beyond) end
+end
+
+-- The append goes first: if it fails, nothing below runs and the counters stay as they were.
+redis.call('XADD', stream, '*', 'record', ARGV[5], 'credits_used', credits_used)
+
+if ARGV[1] ~= '' then
+  local hold = redis.call('HGET', holds, ARGV[1])
+  if hold then
+    local held_meter, held_amount = string.match(hold, '^(%a+):(%d+)$')
+    -- Amounts are decimal strings (exact past 2^53); Redis refuses "-0".
+    if held_amount ~= '0' then redis.call('HINCRBY', counters, held_meter .. '_reserved', '-' .. held_amount) end
+    redis.call('HDEL', holds, ARGV[1])
+    redis.call('ZREM', expiries, ARGV[1])
+  end
+end
+if usage ~= '0' then redis.call('HINCRBY', counters, meter .. '_used', usage) end
+if credits_used > 0 then redis.call('HINCRBY', counters, 'credits', -credits_used) end
+return {'settled', redis.call('HGET', counters, meter .. '_used') or '0', redis.call('HGET', counters, 'credits'), credits_used}

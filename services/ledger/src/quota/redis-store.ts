@@ -1,0 +1,100 @@
+import type { MeterName } from '@gateway/lib/catalog';
+import type { Redis } from '@gateway/lib/redis';
+import { requireConnected } from '../redis/availability';
+import type { LedgerKeys } from '../redis/keys';
+import { luaScript, runScript } from '../redis/scripts';
+import { counterExpiryMs } from './key-expiry';
+import type { Counters } from './state';
+import type { CounterKey, PeriodTotals, QuotaStore, ReserveCommand, ReserveOutcome, SettleCommand, SettleOutcome } from './store';
+
+const scripts = {
+  reserve: luaScript('reserve'),
+  settle: luaScript('settle'),
+  rebuild: luaScript('rebuild'),
+  addCredits: luaScript('add-credits'),
+};
+
+/** Script replies are arrays of strings and integers; anything else is a bug worth failing on. */
+function replyArray(reply: unknown, script: string): unknown[] {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new Error(`unexpected reply from ${script}: ${JSON.stringify(reply)}`);
+  return reply;
+}
+
+function counter(value: unknown): bigint {
+  if (typeof value === 'string' || typeof value === 'number') return BigInt(value);
+  if (value === null || value === undefined) return 0n;
+  throw new Error(`unexpected counter value: ${JSON.stringify(value)}`);
+}
+
+function countersFrom(used: unknown, credits: unknown): Counters {
+  const clamp = (value: bigint) => (value < 0n ? 0n : value);
+  return { used: clamp(counter(used)), credits: clamp(counter(credits)) };
+}
+
+/**
+ * Counters in one Redis hash per organization and period; holds in a hash
+ * with a sorted set of their expiries. Each operation is one Lua script, so
+ * concurrent reservations and settlements serialize in Redis.
+ */
+export class RedisQuotaStore implements QuotaStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: LedgerKeys,
+  ) {}
+
+  async reserve({ hold, limit, enforce, nowMs, ...key }: ReserveCommand): Promise<ReserveOutcome> {
+    requireConnected(this.redis);
+    const reply = replyArray(
+      await runScript(
+        this.redis,
+        scripts.reserve,
+        [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key)],
+        [nowMs, hold.id, hold.meter, hold.amount.toString(), limit.toString(), enforce ? '1' : '0', hold.expiresAtMs, counterExpiryMs(key.period)],
+      ),
+      'reserve',
+    );
+    const [kind, used, credits] = reply;
+    if (kind === 'missing') return { kind };
+    if (kind !== 'reserved' && kind !== 'denied') throw new Error(`unexpected reserve outcome ${String(kind)}`);
+    return { kind, counters: countersFrom(used, credits) };
+  }
+
+  async settle({ holdId, meter, usage, limit, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+    requireConnected(this.redis);
+    const reply = replyArray(
+      await runScript(
+        this.redis,
+        scripts.settle,
+        [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key), this.keys.stream],
+        [holdId ?? '', meter, usage.toString(), limit.toString(), record],
+      ),
+      'settle',
+    );
+    const [kind, used, credits, creditsUsed] = reply;
+    if (kind === 'missing') return { kind };
+    return { kind: 'settled', counters: countersFrom(used, credits), creditsUsed: Number(creditsUsed) };
+  }
+
+  async counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
+    requireConnected(this.redis);
+    const [used, credits] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits');
+    // Rebuilding writes every field, so a missing one means a missing period.
+    if (used === null || used === undefined) return undefined;
+    return countersFrom(used, credits);
+  }
+
+  async rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {
+    requireConnected(this.redis);
+    await runScript(
+      this.redis,
+      scripts.rebuild,
+      [this.keys.counters(key), this.keys.holds(key)],
+      [used.spend.toString(), used.requests.toString(), used.legacy.toString(), credits.toString(), counterExpiryMs(key.period)],
+    );
+  }
+
+  async addCredits(key: CounterKey, amount: bigint): Promise<boolean> {
+    requireConnected(this.redis);
+    return (await runScript(this.redis, scripts.addCredits, [this.keys.counters(key)], [amount.toString()])) === 1;
+  }
+}

@@ -1,0 +1,49 @@
+import type { MeterName } from '@gateway/lib/catalog';
+import type { MeterRule } from './meter';
+import type { Period } from './period';
+
+/** A meter's settled count for the period, and the organization's purchased credits left. */
+export interface Counters {
+  /** Micro-dollars spent (`spend`), or requests / messages counted. */
+  used: bigint;
+  credits: bigint;
+}
+
+/** What the quota headers say (SPEC 8), for one meter. */
+export type QuotaSnapshot =
+  | { meter: 'spend'; allowanceMicros: bigint; spentMicros: bigint; remainingMicros: bigint; resetsAt: Date }
+  | {
+      meter: Exclude<MeterName, 'spend'>;
+      limit: bigint;
+      used: bigint;
+      /** Includes purchased credits. */
+      remaining: bigint;
+      credits: bigint;
+      resetsAt: Date;
+    };
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * Credits are consumed one by one once usage passes the plan's limit, so what
+ * is left is the unused part of the limit plus the credits still held.
+ */
+export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Period): QuotaSnapshot {
+  if (rule.meter === 'spend') {
+    return {
+      meter: 'spend',
+      allowanceMicros: rule.limit,
+      spentMicros: counters.used,
+      remainingMicros: max(0n, rule.limit - counters.used),
+      resetsAt: period.resetsAt,
+    };
+  }
+  return {
+    meter: rule.meter,
+    limit: rule.limit,
+    used: counters.used,
+    remaining: max(0n, rule.limit - counters.used) + counters.credits,
+    credits: counters.credits,
+    resetsAt: period.resetsAt,
+  };
+}

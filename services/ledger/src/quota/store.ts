@@ -1,0 +1,69 @@
+import type { MeterName } from '@gateway/lib/catalog';
+import type { Counters } from './state';
+
+/** One organization's counters for one period. */
+export interface CounterKey {
+  organizationId: string;
+  /** `YYYY-MM` (UTC). */
+  period: string;
+}
+
+/** What a request holds on its meter while its call is in flight. */
+export interface Hold {
+  /** The request id: reserving twice for one request holds once. */
+  id: string;
+  meter: MeterName;
+  /** Estimated micro-dollars (`spend`) or 1 (`requests`, `legacy`). */
+  amount: bigint;
+  /** After this instant the hold is released by the next reservation of the period. */
+  expiresAtMs: number;
+}
+
+export interface ReserveCommand extends CounterKey {
+  hold: Hold;
+  limit: bigint;
+  /** False: measured, never refused (legacy credentials). */
+  enforce: boolean;
+  nowMs: number;
+}
+
+export interface SettleCommand extends CounterKey {
+  /** The hold to release, if the request reserved one. */
+  holdId: string | null;
+  meter: MeterName;
+  /** Micro-dollars (`spend`) or requests (`requests`, `legacy`) to count. */
+  usage: bigint;
+  limit: bigint;
+}
+
+/** `missing`: the period's counters are not loaded (first use, or the store lost them). */
+export type ReserveOutcome = { kind: 'missing' } | { kind: 'reserved' | 'denied'; counters: Counters };
+export type SettleOutcome = { kind: 'missing' } | { kind: 'settled'; counters: Counters; creditsUsed: number };
+
+/** A period's settled totals from Postgres, to load counters from. */
+export interface PeriodTotals {
+  used: Record<MeterName, bigint>;
+  credits: bigint;
+}
+
+/**
+ * The per-organization counters of the current period: Redis in the stack,
+ * memory in the embedded single-process mode. Every operation is atomic with
+ * respect to the others, which is what keeps concurrent requests from running
+ * an allowance past its limit.
+ */
+export interface QuotaStore {
+  /** Holds the amount unless enforcement applies and it does not fit. */
+  reserve(command: ReserveCommand): Promise<ReserveOutcome>;
+  /**
+   * Releases the hold, counts the usage, consumes purchased credits past the
+   * limit, and appends `record` to the record queue, all in one step.
+   */
+  settle(command: SettleCommand, record: string): Promise<SettleOutcome>;
+  /** The meter's counters, or undefined when the period is not loaded. */
+  counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined>;
+  /** Loads the period from Postgres totals, unless another caller loaded it first. */
+  rebuild(key: CounterKey, totals: PeriodTotals): Promise<void>;
+  /** Adds purchased credits to a loaded period; false when it is not loaded. */
+  addCredits(key: CounterKey, amount: bigint): Promise<boolean>;
+}

@@ -1,0 +1,43 @@
+import type { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { DomainError } from '@gateway/lib/errors';
+import type { UnaryHandlers } from '@gateway/lib/grpc';
+import type { LedgerDeps, LedgerSettings } from '../deps';
+import { outageLog } from '../outage-log';
+import { checkQuota, currentQuota } from '../quota/check';
+import { recordRequest } from '../recording/record';
+import { toProtoQuota } from './quota-state';
+import { checkQuotaSchema, getQuotaSchema, parseRequest, recordSchema } from './schemas';
+
+/** The three RPCs: validate, run the logic, shape the answer. */
+export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): UnaryHandlers<typeof LedgerServiceService> {
+  const holdTtlMs = settings.reservationTtlSeconds * 1000;
+  const recordOutage = outageLog(deps.logger, 'record');
+  const quotaOutage = outageLog(deps.logger, 'quota');
+  /** Unavailability is logged once per outage here; the RPC layer logs nothing for it. */
+  const watched = async <T>(operation: Promise<T>): Promise<T> => {
+    try {
+      const result = await operation;
+      quotaOutage.succeeded();
+      return result;
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'unavailable') quotaOutage.failed(error.cause ?? error);
+      throw error;
+    }
+  };
+  return {
+    checkQuota: async (request) => {
+      const decision = await watched(checkQuota(deps, parseRequest(checkQuotaSchema, request), holdTtlMs));
+      return decision.allowed
+        ? { allowed: true, quota: toProtoQuota(decision.quota), retryAfterSeconds: 0, reservationId: decision.reservationId }
+        : { allowed: false, quota: toProtoQuota(decision.quota), retryAfterSeconds: decision.retryAfterSeconds, reservationId: '' };
+    },
+    record: async (request) => {
+      const result = await recordRequest(deps, parseRequest(recordSchema, request), recordOutage);
+      return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
+    },
+    getQuota: async (request) => {
+      const { subject } = parseRequest(getQuotaSchema, request);
+      return { quota: toProtoQuota(await watched(currentQuota(deps, subject))) };
+    },
+  };
+}

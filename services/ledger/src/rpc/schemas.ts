@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { DomainError, errorMapping } from '@gateway/lib/errors';
+import { principals } from '../db/tables/traces';
+import type { MeteredSubject } from '../quota/meter';
+import { isPeriodKey } from '../quota/period';
+
+/**
+ * Every RPC request is checked here before any logic runs. Messages name the
+ * field as the .proto does (snake_case) and say what is allowed.
+ */
+const MAX_INT64 = 9_223_372_036_854_775_807n;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const errorClasses = [...new Set(Object.values(errorMapping).map(({ errorClass }) => errorClass))];
+
+const int64 = z
+  .string()
+  .regex(/^\d+$/, 'must be a non-negative integer')
+  .refine((value) => BigInt(value) <= MAX_INT64, 'must fit in a signed 64-bit integer')
+  .transform((value) => BigInt(value));
+const uuid = z
+  .string()
+  .regex(UUID, 'must be a UUID')
+  .transform((value) => value.toLowerCase());
+/** Proto strings cannot be absent: empty means "none". */
+const optionalUuid = z
+  .string()
+  .refine((value) => value === '' || UUID.test(value), 'must be a UUID or empty')
+  .transform((value) => (value === '' ? null : value.toLowerCase()));
+const optionalText = (maxLength: number) =>
+  z
+    .string()
+    .max(maxLength, `must be at most ${maxLength} characters`)
+    .transform((value) => (value === '' ? null : value));
+const requestId = z.string().regex(TRACE_ID, 'must be a trace id (32 lower-case hex characters)');
+const nonNegativeInt = z.number().int().nonnegative('must not be negative');
+
+const subject = z.object(
+  {
+    organizationId: uuid,
+    agentId: optionalUuid,
+    planTier: z.string().min(1, 'is required').max(100, 'must be at most 100 characters'),
+    byok: z.boolean(),
+    messagesLimit: int64,
+    enforce: z.boolean(),
+  },
+  { error: 'is required' },
+) satisfies z.ZodType<MeteredSubject, unknown>;
+
+export const checkQuotaSchema = z.object({
+  subject,
+  requestId,
+  estimatedCostMicros: int64,
+});
+export type ValidCheckQuota = z.infer<typeof checkQuotaSchema>;
+
+export const getQuotaSchema = z.object({ subject });
+
+/** `YYYY-MM:<request id>`: the period the hold was taken in, and the hold. */
+const reservationId = z
+  .string()
+  .refine((value) => {
+    if (value === '') return true;
+    const [period = '', holdId = '', ...rest] = value.split(':');
+    return rest.length === 0 && isPeriodKey(period) && TRACE_ID.test(holdId);
+  }, 'must be empty or a reservation_id returned by CheckQuota')
+  .transform((value) => {
+    if (value === '') return null;
+    const [period = '', holdId = ''] = value.split(':');
+    return { period, holdId };
+  });
+
+export const recordSchema = z
+  .object({
+    subject,
+    requestId,
+    reservationId,
+    apiKeyId: optionalUuid,
+    principal: z.enum(principals, { error: `must be one of ${principals.join(', ')}` }),
+    clientLabel: optionalText(200),
+    userAgent: optionalText(1024),
+    requestedModel: optionalText(200),
+    servedModel: optionalText(200),
+    tier: optionalText(100),
+    complexity: nonNegativeInt,
+    httpStatus: z.number().int().min(100, 'must be an HTTP status (100 to 599)').max(599, 'must be an HTTP status (100 to 599)'),
+    errorClass: z
+      .string()
+      .refine((value) => value === '' || (errorClasses as string[]).includes(value), `must be empty or one of ${errorClasses.join(', ')}`)
+      .transform((value) => (value === '' ? null : value)),
+    latencyMs: nonNegativeInt,
+    inputTokens: int64,
+    outputTokens: int64,
+    priced: z.boolean(),
+    costMicros: int64,
+    stream: z.boolean(),
+    startedAt: z.date({ error: 'is required' }),
+    consumed: z.boolean(),
+  })
+  .refine((record) => record.reservationId === null || record.reservationId.holdId === record.requestId, {
+    path: ['reservationId'],
+    message: 'belongs to another request_id',
+  });
+export type ValidRecord = z.infer<typeof recordSchema>;
+
+function snakeCase(segment: PropertyKey): string {
+  return String(segment).replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** Parses a request or throws the validation error of its first problem. */
+export function parseRequest<Schema extends z.ZodType>(schema: Schema, request: unknown): z.infer<Schema> {
+  const result = schema.safeParse(request);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue ? issue.path.map(snakeCase).join('.') : '';
+  throw new DomainError('validation', `${field || 'request'}: ${issue?.message ?? 'is invalid'}`, field ? { field } : {});
+}

@@ -1,0 +1,62 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { monitorHealth, startGrpcServer, unaryService, type DependencyCheck, type RunningGrpcServer } from '@gateway/lib/grpc';
+import type { LedgerDeps, LedgerSettings } from './deps';
+import { ledgerHandlers } from './rpc/handlers';
+import { startRecordWriter, type RecordWriter } from './writer/writer';
+
+export { startRecordWriter, type RecordWriter, type WriterSettings } from './writer/writer';
+export type { LedgerDeps, LedgerSettings } from './deps';
+
+export const LEDGER_HEALTH_NAME = 'gateway.ledger.v1.LedgerService';
+
+/** A name no other writer process has, for the consumer group. */
+export function writerConsumerName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+export function defaultLedgerSettings(): LedgerSettings {
+  return {
+    reservationTtlSeconds: 600,
+    writer: { consumer: writerConsumerName(), batchSize: 500, blockMs: 100, claimIdleMs: 30_000 },
+  };
+}
+
+export interface LedgerServer {
+  grpc: RunningGrpcServer;
+  writer: RecordWriter;
+  /** Stops taking calls, lets those in flight finish, then lets the writer finish its batch. */
+  stop(): Promise<void>;
+}
+
+/** Wires the RPC handlers, the health service and the record writer. */
+export async function startLedgerServer(
+  deps: LedgerDeps,
+  listen: { host: string; port: number },
+  dependencyChecks: DependencyCheck[],
+): Promise<LedgerServer> {
+  const defaults = defaultLedgerSettings();
+  const settings: LedgerSettings = {
+    reservationTtlSeconds: deps.settings?.reservationTtlSeconds ?? defaults.reservationTtlSeconds,
+    writer: { ...defaults.writer, ...deps.settings?.writer },
+  };
+  const monitor = monitorHealth([LEDGER_HEALTH_NAME], dependencyChecks, deps.logger);
+  const implementation = unaryService(LedgerServiceService, ledgerHandlers(deps, settings), deps.logger);
+  const grpc = await startGrpcServer({
+    ...listen,
+    services: [{ definition: LedgerServiceService, implementation }],
+    health: monitor.health,
+  });
+  const writer = startRecordWriter(deps, settings.writer);
+  await monitor.refresh();
+  return {
+    grpc,
+    writer,
+    stop: async () => {
+      monitor.stop();
+      await grpc.shutdown();
+      await writer.stop();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/** The quota store and record queue implementations, for whoever wires a ledger (main.ts, the embedded mode). */
+export { MemoryQuotaStore } from './quota/memory-store';
+export { RedisQuotaStore } from './quota/redis-store';
+export type { QuotaStore } from './quota/store';
+export { MemoryRecordQueue } from './queue/memory-queue';
+export { RedisRecordQueue } from './queue/redis-queue';
+export type { RecordQueue } from './queue/queue';
+export { DEFAULT_KEY_PREFIX, ledgerKeys, type LedgerKeys } from './redis/keys';
+export { firstConnection, reportConnectionErrors } from './redis/availability';

@@ -1,0 +1,119 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@gateway/lib/logging';
+import type { LedgerDatabase } from '../db/schema';
+import { databaseFailure } from '../db/errors';
+import { outageLog } from '../outage-log';
+import type { QueuedRecord, RecordQueue } from '../queue/queue';
+import { recordPayloadSchema } from '../recording/payload';
+import { writeRecords, type WritableRecord } from './write-batch';
+
+export interface WriterSettings {
+  /** Unique per process: what a dead process leaves pending is claimed by name-independent idle time. */
+  consumer: string;
+  batchSize: number;
+  /** How long one read waits for new records. */
+  blockMs: number;
+  /** Records pending this long are taken over from their (presumed dead) consumer; also the claim interval. */
+  claimIdleMs: number;
+}
+
+export interface WriterDeps {
+  db: Kysely<LedgerDatabase>;
+  queue: RecordQueue;
+  logger: Logger;
+}
+
+export interface RecordWriter {
+  /** Finishes the batch in flight, then stops; what is left stays queued for the next writer. */
+  stop(): Promise<void>;
+}
+
+const MAX_RETRY_DELAY_MS = 5000;
+
+function parseQueued(entry: QueuedRecord): WritableRecord | undefined {
+  try {
+    const parsed = recordPayloadSchema.safeParse(JSON.parse(entry.record));
+    return parsed.success ? { payload: parsed.data, creditsUsed: entry.creditsUsed } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Drains the record queue into Postgres: reads a batch, writes it in one
+ * transaction, acknowledges it after the commit. On start and every
+ * claimIdleMs it first takes over records a dead writer left pending, so a
+ * process killed mid-batch loses nothing; the request-id conflict rule makes
+ * the redelivery write nothing twice.
+ */
+export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: WriterSettings): RecordWriter {
+  const outage = outageLog(logger, 'record writer');
+  let stopping = false;
+  let nextClaimAt = 0;
+  let wakeFromPause: (() => void) | undefined;
+
+  /** A retry delay that stop() cuts short. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeFromPause = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakeFromPause = done;
+    });
+
+  const nextBatch = async (): Promise<QueuedRecord[]> => {
+    if (Date.now() >= nextClaimAt) {
+      const claimed = await queue.claim(settings.consumer, settings.claimIdleMs, settings.batchSize);
+      // A full batch may mean more is pending: claim again straight away.
+      nextClaimAt = claimed.length === settings.batchSize ? 0 : Date.now() + settings.claimIdleMs;
+      if (claimed.length > 0) {
+        logger.info({ count: claimed.length }, 'claimed pending records');
+        return claimed;
+      }
+    }
+    return queue.read(settings.consumer, settings.batchSize, settings.blockMs);
+  };
+
+  const writeBatch = async (batch: QueuedRecord[]) => {
+    const records: WritableRecord[] = [];
+    for (const entry of batch) {
+      const record = parseQueued(entry);
+      // Record validated it before queueing; a malformed entry can never be written, so it is logged whole and dropped.
+      if (record) records.push(record);
+      else logger.error({ entry_id: entry.id, record: entry.record }, 'malformed queued record dropped');
+    }
+    await writeRecords(db, records, new Date()).catch((error: unknown) => {
+      throw databaseFailure(error);
+    });
+    await queue.ack(batch.map(({ id }) => id));
+    logger.debug({ count: records.length }, 'records written');
+  };
+
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopping) {
+      try {
+        const batch = await nextBatch();
+        if (batch.length > 0) await writeBatch(batch);
+        failures = 0;
+        outage.succeeded();
+      } catch (error) {
+        // The batch stays pending: claimed again once idle, by this writer or another.
+        failures += 1;
+        outage.failed(error);
+        if (!stopping) await pause(Math.min(MAX_RETRY_DELAY_MS, 100 * 2 ** failures));
+      }
+    }
+  })();
+
+  return {
+    stop: async () => {
+      stopping = true;
+      wakeFromPause?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '@gateway/lib/logging';
+import { createRedis, type Redis } from '@gateway/lib/redis';
+import { migrateToLatest, type Database } from '@gateway/lib/db';
+import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../../test/support/databases';
+import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '../src/db';
+import { MemoryQuotaStore } from '../src/quota/memory-store';
+import { periodOf } from '../src/quota/period';
+import { RedisQuotaStore } from '../src/quota/redis-store';
+import type { CounterKey, Hold, PeriodTotals, QuotaStore } from '../src/quota/store';
+import { MemoryRecordQueue } from '../src/queue/memory-queue';
+import type { RecordQueue } from '../src/queue/queue';
+import { RedisRecordQueue } from '../src/queue/redis-queue';
+import { buildPayload } from '../src/recording/build';
+import { firstConnection } from '../src/redis/availability';
+import { ledgerKeys } from '../src/redis/keys';
+import { parseRequest, recordSchema } from '../src/rpc/schemas';
+import { startRecordWriter } from '../src/writer/writer';
+import { clearRedisPrefix, eventually, ledgerDatabase, recordOf, subject, uniquePrefix } from './support/ledger';
+
+/**
+ * One set of cases, run against the Redis store and queue (a real server) and
+ * against the in-memory ones of the embedded mode: they must behave alike.
+ */
+interface Stores {
+  quota: QuotaStore;
+  queue: RecordQueue;
+  close(): Promise<void>;
+}
+
+async function redisStores(): Promise<Stores> {
+  const prefix = uniquePrefix('contract');
+  const keys = ledgerKeys(prefix);
+  const commands: Redis = createRedis(testRedisUrl());
+  const reader: Redis = createRedis(testRedisUrl());
+  await Promise.all([firstConnection(commands, 5000), firstConnection(reader, 5000)]);
+  return {
+    quota: new RedisQuotaStore(commands, keys),
+    queue: new RedisRecordQueue(reader, keys),
+    close: async () => {
+      commands.disconnect();
+      reader.disconnect();
+      await clearRedisPrefix(testRedisUrl(), prefix);
+    },
+  };
+}
+
+function memoryStores(): Promise<Stores> {
+  const queue = new MemoryRecordQueue();
+  return Promise.resolve({ quota: new MemoryQuotaStore(queue), queue, close: () => Promise.resolve() });
+}
+
+const totals = (used: Partial<PeriodTotals['used']> = {}, credits = 0n): PeriodTotals => ({
+  used: { spend: 0n, requests: 0n, legacy: 0n, ...used },
+  credits,
+});
+
+describe.each([
+  ['redis', redisStores],
+  ['memory', memoryStores],
+])('%s quota store and record queue', (_name, makeStores) => {
+  let stores: Stores;
+  let key: CounterKey;
+  const now = Date.now();
+  const hold = (id: string, meter: Hold['meter'], amount: bigint, expiresAtMs = now + 600_000): Hold => ({ id, meter, amount, expiresAtMs });
+  const reserve = (held: Hold, limit: bigint, { enforce = true, nowMs = now } = {}) =>
+    stores.quota.reserve({ ...key, hold: held, limit, enforce, nowMs });
+  const settle = (holdId: string | null, meter: Hold['meter'], usage: bigint, limit: bigint, record = `{"request":"${randomUUID()}"}`) =>
+    stores.quota.settle({ ...key, holdId, meter, usage, limit }, record);
+
+  beforeEach(async () => {
+    stores = await makeStores();
+    key = { organizationId: randomUUID(), period: periodOf(new Date(now)).key };
+  });
+
+  afterEach(async () => {
+    await stores.close();
+  });
+
+  describe('quota store', () => {
+    it('reports a period it has not loaded as missing, and changes nothing', async () => {
+      await expect(reserve(hold('a', 'spend', 1n), 10n)).resolves.toEqual({ kind: 'missing' });
+      await expect(settle(null, 'spend', 5n, 10n)).resolves.toEqual({ kind: 'missing' });
+      await expect(stores.quota.counters(key, 'spend')).resolves.toBeUndefined();
+      await expect(stores.quota.addCredits(key, 3n)).resolves.toBe(false);
+      await expect(stores.queue.read('reader', 10, 0)).resolves.toEqual([]);
+    });
+
+    it('loads a period once: the first rebuild wins', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 700n, requests: 4n, legacy: 2n }, 5n));
+      await stores.quota.rebuild(key, totals({ spend: 1n }));
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 700n, credits: 5n });
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 4n, credits: 5n });
+      await expect(stores.quota.counters(key, 'legacy')).resolves.toEqual({ used: 2n, credits: 5n });
+    });
+
+    it('admits spend while spent plus held plus the estimate fits the allowance', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 700n }));
+      await expect(reserve(hold('a', 'spend', 200n), 1000n)).resolves.toEqual({ kind: 'reserved', counters: { used: 700n, credits: 0n } });
+      await expect(reserve(hold('b', 'spend', 100n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('c', 'spend', 1n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
+      // Fully committed: even a zero estimate is refused.
+      await expect(reserve(hold('d', 'spend', 0n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
+    });
+
+    it('reserves without enforcement even past the limit', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 1000n }));
+      await expect(reserve(hold('a', 'spend', 500n), 1000n, { enforce: false })).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('b', 'spend', 0n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
+    });
+
+    it('holds, releases and expires a zero estimate like any other', async () => {
+      await stores.quota.rebuild(key, totals());
+      await expect(reserve(hold('a', 'spend', 0n, now + 1000), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('b', 'spend', 0n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(settle('b', 'spend', 10n, 1000n)).resolves.toMatchObject({ kind: 'settled', counters: { used: 10n } });
+      await expect(reserve(hold('c', 'spend', 990n), 1000n, { nowMs: now + 1001 })).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('d', 'spend', 1n), 1000n, { nowMs: now + 1002 })).resolves.toMatchObject({ kind: 'denied' });
+    });
+
+    it('holds once per request id', async () => {
+      await stores.quota.rebuild(key, totals());
+      await expect(reserve(hold('a', 'spend', 600n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('a', 'spend', 600n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('b', 'spend', 400n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+    });
+
+    it('settles: releases the hold, counts the usage and queues exactly one record', async () => {
+      await stores.quota.rebuild(key, totals());
+      await reserve(hold('a', 'spend', 600n), 1000n);
+      await expect(reserve(hold('b', 'spend', 500n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
+      await expect(settle('a', 'spend', 300n, 1000n, '{"n":1}')).resolves.toEqual({
+        kind: 'settled',
+        counters: { used: 300n, credits: 0n },
+        creditsUsed: 0,
+      });
+      await expect(reserve(hold('c', 'spend', 700n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
+      const queued = await stores.queue.read('reader', 10, 0);
+      expect(queued.map(({ record, creditsUsed }) => ({ record, creditsUsed }))).toEqual([{ record: '{"n":1}', creditsUsed: 0 }]);
+    });
+
+    it('admits requests up to the limit plus credits, and consumes credits only past the limit', async () => {
+      await stores.quota.rebuild(key, totals({}, 3n));
+      const ids = ['a', 'b', 'c', 'd', 'e'];
+      for (const id of ids) await expect(reserve(hold(id, 'requests', 1n), 2n)).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('f', 'requests', 1n), 2n)).resolves.toMatchObject({ kind: 'denied' });
+      const used: number[] = [];
+      for (const id of ids) {
+        const outcome = await settle(id, 'requests', 1n, 2n);
+        if (outcome.kind === 'settled') used.push(outcome.creditsUsed);
+      }
+      expect(used).toEqual([0, 0, 1, 1, 1]);
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 5n, credits: 0n });
+      const queued = await stores.queue.read('reader', 10, 0);
+      expect(queued.map(({ creditsUsed }) => creditsUsed)).toEqual([0, 0, 1, 1, 1]);
+    });
+
+    it('counts usage without a hold, and nothing for zero usage', async () => {
+      await stores.quota.rebuild(key, totals({ legacy: 1n }));
+      await expect(settle(null, 'legacy', 1n, 10n)).resolves.toMatchObject({ counters: { used: 2n } });
+      await expect(settle(null, 'legacy', 0n, 10n)).resolves.toMatchObject({ counters: { used: 2n } });
+      await expect(stores.queue.read('reader', 10, 0)).resolves.toHaveLength(2);
+    });
+
+    it('releases an expired hold at the next reservation, once', async () => {
+      await stores.quota.rebuild(key, totals());
+      await reserve(hold('a', 'spend', 2000n, now + 1000), 2000n);
+      await expect(reserve(hold('b', 'spend', 1n), 2000n)).resolves.toMatchObject({ kind: 'denied' });
+      await expect(reserve(hold('b', 'spend', 1n), 2000n, { nowMs: now + 1001 })).resolves.toMatchObject({ kind: 'reserved' });
+      // The late settlement counts what was spent, and releases nothing twice.
+      await settle('a', 'spend', 1000n, 2000n);
+      await expect(reserve(hold('c', 'spend', 999n), 2000n, { nowMs: now + 1002 })).resolves.toMatchObject({ kind: 'reserved' });
+      await expect(reserve(hold('d', 'spend', 1n), 2000n, { nowMs: now + 1003 })).resolves.toMatchObject({ kind: 'denied' });
+    });
+
+    it('adds purchased credits to a loaded period', async () => {
+      await stores.quota.rebuild(key, totals({ requests: 2n }, 1n));
+      await expect(stores.quota.addCredits(key, 4n)).resolves.toBe(true);
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 2n, credits: 5n });
+    });
+  });
+
+  describe('record queue', () => {
+    it('delivers each record once and leaves unacknowledged ones to be claimed', async () => {
+      const ids = [await stores.queue.append('{"n":1}', 0), await stores.queue.append('{"n":2}', 1), await stores.queue.append('{"n":3}', 0)];
+      const delivered = await stores.queue.read('first', 10, 0);
+      expect(delivered).toEqual([
+        { id: ids[0], record: '{"n":1}', creditsUsed: 0 },
+        { id: ids[1], record: '{"n":2}', creditsUsed: 1 },
+        { id: ids[2], record: '{"n":3}', creditsUsed: 0 },
+      ]);
+      await expect(stores.queue.read('second', 10, 0)).resolves.toEqual([]);
+      await stores.queue.ack([ids[0] ?? '']);
+      await expect(stores.queue.claim('second', 60_000, 10)).resolves.toEqual([]);
+      const claimed = await stores.queue.claim('second', 0, 10);
+      expect(claimed.map(({ id }) => id)).toEqual([ids[1], ids[2]]);
+      await stores.queue.ack(claimed.map(({ id }) => id));
+      await expect(stores.queue.claim('third', 0, 10)).resolves.toEqual([]);
+      await expect(stores.queue.read('third', 10, 0)).resolves.toEqual([]);
+    });
+
+    it('wakes a waiting read when a settlement queues a record', async () => {
+      await stores.quota.rebuild(key, totals());
+      const reading = stores.queue.read('reader', 10, 800);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await settle(null, 'spend', 1n, 10n, '{"late":true}');
+      const [first, ...rest] = await reading;
+      expect(first?.record).toBe('{"late":true}');
+      expect(rest).toEqual([]);
+    });
+  });
+
+  describe('with the writer', () => {
+    let database: TestDatabase;
+    let db: Database<LedgerDatabase>;
+
+    beforeAll(async () => {
+      database = await createTestDatabase('ledger_contract');
+      db = ledgerDatabase(database.url);
+      await migrateToLatest(db.db, LEDGER_SCHEMA, ledgerMigrations);
+    });
+
+    afterAll(async () => {
+      await db.destroy();
+      await database.drop();
+    });
+
+    it('drains settled records into Postgres and acknowledges them', async () => {
+      await stores.quota.rebuild(key, totals());
+      const who = subject({ organizationId: key.organizationId });
+      const records = Array.from({ length: 25 }, () => parseRequest(recordSchema, recordOf(who)));
+      for (const record of records) {
+        await settle(null, 'spend', 100n, 10_000n, JSON.stringify(buildPayload(record, 'spend', periodOf(new Date(now)), new Date())));
+      }
+      const writer = startRecordWriter(
+        { db: db.db, queue: stores.queue, logger: createLogger({ service: 'test', level: 'silent' }) },
+        { consumer: 'writer', batchSize: 10, blockMs: 50, claimIdleMs: 60_000 },
+      );
+      try {
+        const written = await eventually(async () => {
+          const rows = await db.db.selectFrom('traces').select('request_id').where('organization_id', '=', key.organizationId).execute();
+          return rows.length === records.length ? rows : undefined;
+        });
+        expect(written.map(({ request_id }) => request_id).sort()).toEqual(records.map(({ requestId }) => requestId).sort());
+      } finally {
+        await writer.stop();
+      }
+      const entries = await db.db.selectFrom('ledger_entries').select('amount_micros').where('organization_id', '=', key.organizationId).execute();
+      expect(entries).toHaveLength(25);
+      await expect(stores.queue.claim('other', 0, 100)).resolves.toEqual([]);
+      await expect(stores.queue.read('other', 100, 0)).resolves.toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,177 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { DEFAULT_CATALOG_PATH } from '@gateway/lib/catalog';
+import { connectDatabase, type Database } from '@gateway/lib/db';
+import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
+import { LedgerServiceService, type RecordRequest, type Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { startService, type ServiceProcess } from '../../../../test/support/processes';
+import { LEDGER_SCHEMA, type LedgerDatabase } from '../../src/db';
+
+export type LedgerClient = PromiseClient<typeof LedgerServiceService>;
+
+/**
+ * Plans the suites need beside the shipped ones: an allowance small enough to
+ * exhaust in a few calls, and a plan metered in requests.
+ */
+export const TEST_PLANS = {
+  /** $0.001 (1,000 micro-dollars) a month; BYOK traffic: 10 requests. */
+  tiny: { meter: 'spend', monthly_allowance_usd: '0.001', byok_requests_per_month: 10 },
+  /** 4 requests a month for managed traffic too. */
+  counted: { meter: 'requests', byok_requests_per_month: 4 },
+} as const;
+
+export interface TestCatalog {
+  path: string;
+  remove(): void;
+}
+
+/** The shipped catalog plus TEST_PLANS, in a temporary file (CATALOG_PATH). */
+export function writeTestCatalog(): TestCatalog {
+  const catalog = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8')) as { plans: Record<string, Record<string, unknown>> };
+  const base = catalog.plans.free;
+  if (!base) throw new Error('the shipped catalog has no "free" plan to base the test plans on');
+  for (const [name, plan] of Object.entries(TEST_PLANS)) {
+    catalog.plans[name] = { ...base, description: `test plan ${name}`, monthly_allowance_usd: undefined, ...plan };
+  }
+  const directory = mkdtempSync(join(tmpdir(), 'ledger-catalog-'));
+  const path = join(directory, 'catalog.json');
+  writeFileSync(path, JSON.stringify(catalog));
+  return { path, remove: () => rmSync(directory, { recursive: true, force: true }) };
+}
+
+/** A Redis key prefix of its own, so suites sharing the server never share a stream or counters. */
+export function uniquePrefix(label: string): string {
+  return `test-ledger-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Deletes every key a suite wrote under its prefix. */
+export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    const keys: string[] = [];
+    for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]));
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export interface LedgerProcessOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  prefix: string;
+  catalogPath: string;
+  env?: Record<string, string>;
+}
+
+export function startLedger({ databaseUrl, redisUrl, prefix, catalogPath, env = {} }: LedgerProcessOptions): Promise<ServiceProcess> {
+  return startService({
+    name: 'ledger',
+    entry: 'services/ledger/src/main.ts',
+    env: {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: prefix,
+      CATALOG_PATH: catalogPath,
+      MIGRATE_ON_START: 'true',
+      ...env,
+    },
+  });
+}
+
+export function ledgerClient(address: string, deadlineMs = 5000): LedgerClient {
+  return createPromiseClient(LedgerServiceService, { serviceName: 'ledger', address, deadlineMs });
+}
+
+export function ledgerDatabase(url: string): Database<LedgerDatabase> {
+  return connectDatabase<LedgerDatabase>({ kind: 'postgres', url, poolSize: 4 }, LEDGER_SCHEMA);
+}
+
+/** A W3C trace id, the shape of every request id. */
+export function newRequestId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function subject(overrides: Partial<Subject> = {}): Subject {
+  return {
+    organizationId: randomUUID(),
+    agentId: '',
+    planTier: 'tiny',
+    byok: false,
+    messagesLimit: '0',
+    enforce: true,
+    ...overrides,
+  };
+}
+
+/** A Record of a successful, priced, non-streamed call. */
+export function recordOf(who: Subject, overrides: Partial<RecordRequest> = {}): RecordRequest {
+  return {
+    subject: who,
+    requestId: newRequestId(),
+    reservationId: '',
+    apiKeyId: randomUUID(),
+    principal: 'api_key',
+    clientLabel: 'ledger-test',
+    userAgent: 'jest',
+    requestedModel: 'auto',
+    servedModel: 'gpt-4.1-mini',
+    tier: 'standard',
+    complexity: 12,
+    httpStatus: 200,
+    errorClass: '',
+    latencyMs: 42,
+    inputTokens: '120',
+    outputTokens: '30',
+    priced: true,
+    costMicros: '100',
+    stream: false,
+    startedAt: new Date(),
+    consumed: true,
+    ...overrides,
+  };
+}
+
+/** One gateway request as edge makes it: reserve, then record what happened. */
+export async function cycle(
+  client: LedgerClient,
+  who: Subject,
+  { estimate = '100', cost = '100' }: { estimate?: string; cost?: string } = {},
+): Promise<{ allowed: boolean; accepted: boolean; requestId: string }> {
+  const requestId = newRequestId();
+  const decision = await client.checkQuota({ subject: who, requestId, estimatedCostMicros: estimate });
+  const recorded = await client.record(
+    recordOf(who, {
+      requestId,
+      reservationId: decision.reservationId,
+      consumed: decision.allowed,
+      costMicros: decision.allowed ? cost : '0',
+      httpStatus: decision.allowed ? 200 : 402,
+      errorClass: decision.allowed ? '' : 'quota',
+    }),
+  );
+  return { allowed: decision.allowed, accepted: recorded.accepted, requestId };
+}
+
+/** Polls until the check returns a value, or fails after the bound. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The first instant of the next UTC month, as the test computes it. */
+export function nextUtcMonth(at = new Date()): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}
+
+export function currentPeriodKey(at = new Date()): string {
+  return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+}
