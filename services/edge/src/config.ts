@@ -1,5 +1,9 @@
+import type { Catalog } from '@gateway/lib/catalog';
 import { env } from '@gateway/lib/config';
+import { parseUsd } from '@gateway/lib/money';
 import { z } from 'zod';
+import type { GatewaySettings } from './gateway/deps';
+import { providerConfigShape } from './provider';
 
 /**
  * Express's `trust proxy` setting, from TRUST_PROXY: `true` / `false`, a hop
@@ -34,6 +38,29 @@ export const edgeConfigShape = {
   /** Deadline of every call edge makes to a backend. */
   RPC_DEADLINE_MS: env.positiveInt(2000),
   LOG_LEVEL: env.logLevel(),
+  /** host:port of the router, pricing and ledger gRPC services. */
+  ROUTER_ADDRESS: z.string().min(1),
+  PRICING_ADDRESS: z.string().min(1),
+  LEDGER_ADDRESS: z.string().min(1),
+  /** The model catalog: provider base URLs and the variables holding managed provider keys. */
+  CATALOG_PATH: z.string().optional(),
+  /** AES-256-GCM key (64 hex characters) that BYOK provider keys are stored under; the auth service's SECRETS_KEY. */
+  SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
+  /** Held against a spend allowance while a call is in flight (USD), then settled to the actual cost. */
+  QUOTA_RESERVATION_USD: z
+    .string()
+    .default('0.010000')
+    .transform((value, context) => {
+      try {
+        return parseUsd(value);
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a USD amount with at most 6 decimal places' });
+        return z.NEVER;
+      }
+    }),
+  /** The ledger record is best-effort: past this the response goes out with x-service-metered: false. */
+  RECORD_DEADLINE_MS: env.positiveInt(250),
+  ...providerConfigShape,
 };
 
 export type EdgeConfig = z.infer<z.ZodObject<typeof edgeConfigShape>>;
@@ -52,5 +79,28 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
     cookieSecure: config.COOKIE_SECURE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
+  };
+}
+
+/**
+ * Gateway settings. A managed provider key is read from the variable the
+ * catalog names for its provider (e.g. OPENAI_API_KEY); a provider with no
+ * key set answers 503 naming it, rather than calling out unauthenticated.
+ */
+export function gatewaySettingsFrom(
+  config: EdgeConfig,
+  catalog: Pick<Catalog, 'providers'>,
+  environment: NodeJS.ProcessEnv = process.env,
+): GatewaySettings {
+  const managedProviderKeys = new Map<string, string>();
+  for (const [provider, { api_key_env }] of Object.entries(catalog.providers)) {
+    const key = environment[api_key_env];
+    if (key) managedProviderKeys.set(provider, key);
+  }
+  return {
+    managedProviderKeys,
+    secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
+    quotaReservationMicros: config.QUOTA_RESERVATION_USD,
+    recordDeadlineMs: config.RECORD_DEADLINE_MS,
   };
 }

@@ -2,6 +2,7 @@ import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
 import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { EdgeSettings } from './config';
+import type { GatewayBackends } from './gateway/deps';
 import type { ReadinessProbe } from './health/grpc-health';
 
 /**
@@ -14,4 +15,6 @@ export interface EdgeDeps {
   readiness: ReadinessProbe[];
   settings: EdgeSettings;
   logger: Logger;
+  /** The backends of the chat-completions hot path beyond auth. */
+  gateway: GatewayBackends;
 }

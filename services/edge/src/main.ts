@@ -1,6 +1,6 @@
 import { loadConfig } from '@gateway/lib/config';
 import { startTelemetry } from '@gateway/lib/telemetry';
-import { edgeConfigShape, settingsFrom } from './config';
+import { edgeConfigShape, gatewaySettingsFrom, settingsFrom } from './config';
 
 /** The edge service as its own process: env, telemetry first, serve, drain on SIGTERM. */
 async function main(): Promise<void> {
@@ -11,8 +11,13 @@ async function main(): Promise<void> {
   const { createLogger } = await import('@gateway/lib/logging');
   const { createPromiseClient } = await import('@gateway/lib/grpc');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
+  const { loadCatalog } = await import('@gateway/lib/catalog');
   const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');
+  const { LedgerServiceService } = await import('@gateway/proto/gen/gateway/ledger/v1/ledger');
+  const { PricingServiceService } = await import('@gateway/proto/gen/gateway/pricing/v1/pricing');
+  const { RouterServiceService } = await import('@gateway/proto/gen/gateway/router/v1/router');
   const { grpcHealthProbe } = await import('./health/grpc-health');
+  const { createProviderClient, providerTimeoutsFrom } = await import('./provider');
   const { createEdgeApp } = await import('./server');
 
   const logger = createLogger({ service: 'edge', level: config.LOG_LEVEL });
@@ -21,17 +26,35 @@ async function main(): Promise<void> {
     address: config.AUTH_ADDRESS,
     deadlineMs: config.RPC_DEADLINE_MS,
   });
-  const authHealth = grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS);
-  const edge = createEdgeApp({ auth, readiness: [authHealth], settings: settingsFrom(config), logger });
+  const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, address: string) =>
+    createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS });
+  const router = client(RouterServiceService, 'router', config.ROUTER_ADDRESS);
+  const pricing = client(PricingServiceService, 'pricing', config.PRICING_ADDRESS);
+  const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
+  const catalog = loadCatalog(config.CATALOG_PATH);
+  const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
+  // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
+  const readiness = [
+    grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS),
+    grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
+  ];
+  const edge = createEdgeApp({
+    auth,
+    readiness,
+    settings: settingsFrom(config),
+    logger,
+    gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog) },
+  });
   const port = await edge.start({ host: config.HOST, port: config.PORT });
-  logger.info({ port }, 'listening');
 
+  // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
   drainOnSignal(logger, async () => {
     await edge.stop();
-    auth.close();
-    authHealth.close();
+    await provider.close();
+    for (const closable of [auth, router, pricing, ledger, ...readiness]) closable.close();
     await telemetry.shutdown();
   });
+  logger.info({ port }, 'listening');
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import { registerKeyRoutes } from './console/keys';
 import type { EdgeDeps } from './deps';
+import { registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
 import { jsonBody } from './http/body';
 import { renderErrors, unknownRoute } from './http/errors';
@@ -38,6 +39,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerHealthRoutes(app, deps);
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);
+  registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
   app.use(unknownRoute);
   app.use(renderErrors(deps.logger));
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { PromiseClient } from '@gateway/lib/grpc';
+import type { PromiseClient, UnaryServiceDefinition } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import {
   ApiKeyStatus,
@@ -8,7 +8,11 @@ import {
   type AuthServiceService,
   type Session,
 } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import type { EdgeSettings } from '../../src/config';
+import type { GatewayBackends } from '../../src/gateway/deps';
 import type { ReadinessProbe } from '../../src/health/grpc-health';
 import { createEdgeApp } from '../../src/server';
 
@@ -105,6 +109,27 @@ export function capturingLogger(): { logger: Logger; lines: () => Array<Record<s
   return { logger, lines, text };
 }
 
+/** A client whose every call fails loudly: for suites that must not reach that backend. */
+function unexpectedClient<D extends UnaryServiceDefinition>(serviceName: string, definition: D): PromiseClient<D> {
+  const methods: Record<string, unknown> = { close: () => undefined };
+  for (const name of Object.keys(definition)) {
+    methods[name] = () => Promise.reject(new Error(`unexpected call to ${serviceName}.${name}`));
+  }
+  return methods as PromiseClient<D>;
+}
+
+/** The gateway's backends, none of which the identity and Console suites may call. */
+export function unusedGateway(): GatewayBackends {
+  const unexpected = () => Promise.reject(new Error('unexpected call to the provider'));
+  return {
+    router: unexpectedClient('router', RouterServiceService),
+    pricing: unexpectedClient('pricing', PricingServiceService),
+    ledger: unexpectedClient('ledger', LedgerServiceService),
+    provider: { complete: unexpected, stream: unexpected, close: () => Promise.resolve() },
+    settings: { managedProviderKeys: new Map(), secretsKey: Buffer.alloc(32), quotaReservationMicros: 0n, recordDeadlineMs: 100 },
+  };
+}
+
 export interface RunningFakeEdge {
   url: string;
   auth: FakeAuth;
@@ -124,6 +149,7 @@ export async function startFakeEdge(
     readiness: options.readiness ?? [],
     settings: { accessTokenSecret: TEST_SECRET, cookieSecure: false, bodyLimitBytes: 1024, trustProxy: false, ...options.settings },
     logger: logs.logger,
+    gateway: unusedGateway(),
   });
   const port = await edge.start({ host: '127.0.0.1', port: 0 });
   return { url: `http://127.0.0.1:${port}`, auth, logs, stop: () => edge.stop() };

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { testRedisUrl } from '../../../../test/support/databases';
-import { startService, type ServiceProcess } from '../../../../test/support/processes';
+import type { ServiceProcess } from '../../../../test/support/processes';
 import { findCredentials } from '../../../../test/support/secrets-scan';
+import { startStack } from '../../../../test/support/stack';
 
 /**
  * For the beforeAll that starts processes: on a loaded machine a start can
@@ -10,7 +10,7 @@ import { findCredentials } from '../../../../test/support/secrets-scan';
  */
 export const STARTUP_TIMEOUT_MS = 120_000;
 
-/** A real auth process and a real edge process in front of it. */
+/** The stack's auth and edge processes, which these suites talk to. */
 export interface EdgeStack {
   auth: ServiceProcess;
   edge: ServiceProcess;
@@ -28,45 +28,23 @@ export interface StackOptions {
   edgeEnv?: Record<string, string>;
 }
 
-export function startAuthProcess(databaseUrl: string, accessTokenSecret: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  return startService({
-    name: 'auth',
-    entry: 'services/auth/src/main.ts',
-    env: {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: testRedisUrl(),
-      ACCESS_TOKEN_SECRET: accessTokenSecret,
-      SECRETS_KEY: randomBytes(32).toString('hex'),
-      KEY_ENVIRONMENT: 'test',
-      MIGRATE_ON_START: 'true',
-      ...env,
+/** The whole stack (every service a real process), seen from edge's side. */
+export async function startEdgeStack({ databaseUrl, authEnv = {}, edgeEnv = {} }: StackOptions): Promise<EdgeStack> {
+  const stack = await startStack({
+    databaseUrl,
+    redisUrl: testRedisUrl(),
+    serviceEnv: {
+      auth: { KEY_ENVIRONMENT: 'test', ...authEnv },
+      // A generous deadline: a sign-in costs a deliberately slow password hash, and test machines are shared.
+      edge: { RPC_DEADLINE_MS: '15000', ...edgeEnv },
     },
   });
-}
-
-export async function startEdgeStack({ databaseUrl, authEnv = {}, edgeEnv = {} }: StackOptions): Promise<EdgeStack> {
-  const accessTokenSecret = randomBytes(32).toString('hex');
-  const auth = await startAuthProcess(databaseUrl, accessTokenSecret, authEnv);
-  let edge: ServiceProcess;
-  try {
-    edge = await startService({
-      name: 'edge',
-      entry: 'services/edge/src/main.ts',
-      // A generous deadline: a sign-in costs a deliberately slow password hash, and test machines are shared.
-      env: { AUTH_ADDRESS: auth.address, ACCESS_TOKEN_SECRET: accessTokenSecret, RPC_DEADLINE_MS: '15000', ...edgeEnv },
-    });
-  } catch (error) {
-    await auth.stop();
-    throw error;
-  }
   return {
-    auth,
-    edge,
-    url: `http://127.0.0.1:${edge.port}`,
-    accessTokenSecret,
-    loggedCredentials: () => [auth, edge].flatMap((process) => findCredentials(process.logs())),
-    stop: async () => {
-      await Promise.all([edge.stop(), auth.stop()]);
-    },
+    auth: stack.services.auth,
+    edge: stack.services.edge,
+    url: stack.baseUrl,
+    accessTokenSecret: stack.accessTokenSecret,
+    loggedCredentials: () => stack.processes().flatMap((process) => findCredentials(process.logs())),
+    stop: () => stack.stop(),
   };
 }

@@ -1,0 +1,159 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { toDomainError } from '@gateway/lib/errors';
+import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { requestIdOf } from '../http/locals';
+import type { ProviderRequest } from '../provider';
+import { checkQuota, priceCall, quotaExhausted, recordCall, type QuotaOutcome } from './backends';
+import type { GatewayDeps } from './deps';
+import { gatewayHeaders, type HeaderFacts } from './headers';
+import { authenticateGatewayCall, modeName, principalName, requireScope, subjectOf } from './principal';
+import { providerKeyFor } from './provider-keys';
+import { parseChatCompletionBody, type ChatCompletionBody } from './request';
+import { routeFactsOf, routeRequestOf, upstreamBodyOf } from './routing';
+import { streamCompletion } from './stream';
+import { traceRecord, type CallSummary } from './trace-record';
+
+/**
+ * POST /api/gateway/v1/chat/completions. The hot path of DESIGN 1:
+ * authenticate, then quota check and routing side by side, then the provider,
+ * pricing and the ledger record. Headers are set as facts arrive, so an error
+ * at any step still leaves the whole truthful header set on the response.
+ */
+export function chatCompletions(deps: GatewayDeps): RequestHandler {
+  return async (req, res) => {
+    const facts: HeaderFacts = { requestId: requestIdOf(res) };
+    res.set(gatewayHeaders(facts));
+    const principal = await authenticateGatewayCall(deps.auth, req);
+    facts.principal = principalName(principal);
+    facts.mode = modeName(principal);
+    res.set(gatewayHeaders(facts));
+    await servePrincipal(deps, req, res, principal, facts);
+  };
+}
+
+/** A call that is in flight for an authenticated principal. */
+export interface GatewayCall {
+  deps: GatewayDeps;
+  req: Request;
+  res: Response;
+  principal: Principal;
+  facts: HeaderFacts;
+  body: ChatCompletionBody;
+  reservationId: string;
+  startedAt: Date;
+  startedMs: number;
+}
+
+async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, principal: Principal, facts: HeaderFacts): Promise<void> {
+  const startedAt = new Date();
+  const startedMs = performance.now();
+  let reservationId = '';
+  let requestedModel = '';
+  let stream = false;
+  try {
+    requireScope(principal, 'inference');
+    const body = parseChatCompletionBody(req.body);
+    requestedModel = body.model;
+    stream = body.stream === true;
+    const [quota, routed] = await Promise.allSettled([
+      checkQuota(deps.ledger, deps.logger, subjectOf(principal), facts.requestId, deps.settings.quotaReservationMicros),
+      deps.router.route(routeRequestOf(body, principal)),
+    ]);
+    const quotaOutcome: QuotaOutcome = quota.status === 'fulfilled' ? quota.value : { kind: 'unavailable' };
+    if (quotaOutcome.kind === 'checked') {
+      reservationId = quotaOutcome.reservationId;
+      facts.quota = quotaOutcome.quota;
+    }
+    if (routed.status === 'rejected') throw routed.reason;
+    facts.route = routeFactsOf(routed.value);
+    res.set(gatewayHeaders(facts));
+    if (quotaOutcome.kind === 'checked' && !quotaOutcome.allowed) throw quotaExhausted(quotaOutcome.retryAfterSeconds);
+
+    const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, startedAt, startedMs };
+    const upstream: ProviderRequest = {
+      provider: routed.value.provider,
+      apiKey: providerKeyFor(deps.settings, principal, routed.value.provider),
+      mode: modeName(principal),
+      body: upstreamBodyOf(body, routed.value),
+    };
+    if (stream) await streamCompletion(call, upstream);
+    else await completeJson(call, upstream);
+  } catch (error) {
+    const domain = toDomainError(error);
+    if (!res.headersSent) {
+      const outcome = await recordCall(
+        deps.ledger,
+        deps.logger,
+        traceRecord(req, {
+          requestId: facts.requestId,
+          principal,
+          reservationId,
+          requestedModel,
+          route: facts.route,
+          httpStatus: domain.httpStatus,
+          errorClass: domain.errorClass,
+          startedAt,
+          latencyMs: Math.round(performance.now() - startedMs),
+          inputTokens: 0,
+          outputTokens: 0,
+          priced: false,
+          costMicros: 0n,
+          stream,
+          consumed: false,
+        }),
+        deps.settings.recordDeadlineMs,
+      );
+      facts.metered = outcome.metered;
+      facts.quota = outcome.quota ?? facts.quota;
+      res.set(gatewayHeaders(facts));
+    }
+    throw error;
+  }
+}
+
+async function completeJson(call: GatewayCall, upstream: ProviderRequest): Promise<void> {
+  const answer = await call.deps.provider.complete(upstream);
+  await settle(call, answer.usage ?? NO_USAGE, 200);
+  call.res.set(gatewayHeaders(call.facts));
+  call.res.status(200).json(answer.json);
+}
+
+/** An upstream that reports no usage is priced at zero tokens, and says so in the trace. */
+export const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
+
+/** Prices the call and records it; fills the outcome facts. Shared by JSON and streamed responses. */
+export async function settle(call: GatewayCall, usage: { promptTokens: number; completionTokens: number }, httpStatus: number, errorClass = ''): Promise<void> {
+  const { deps, req, facts, body, principal } = call;
+  const route = facts.route;
+  const price = route
+    ? await priceCall(deps.pricing, deps.logger, {
+        servedModel: route.model,
+        requestedModel: body.model,
+        planTier: principal.planTier,
+        tier: route.tier,
+        inputTokens: usage.promptTokens,
+        outputTokens: usage.completionTokens,
+      })
+    : undefined;
+  facts.price = price;
+  const summary: CallSummary = {
+    requestId: facts.requestId,
+    principal,
+    reservationId: call.reservationId,
+    requestedModel: body.model,
+    route,
+    httpStatus,
+    errorClass,
+    startedAt: call.startedAt,
+    latencyMs: Math.round(performance.now() - call.startedMs),
+    inputTokens: usage.promptTokens,
+    outputTokens: usage.completionTokens,
+    priced: price?.priced ?? false,
+    costMicros: price?.priced ? price.costMicros : 0n,
+    stream: body.stream === true,
+    consumed: true,
+  };
+  const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordDeadlineMs);
+  facts.metered = outcome.metered;
+  facts.quota = outcome.quota ?? facts.quota;
+}

@@ -1,0 +1,30 @@
+import type { PromiseClient } from '@gateway/lib/grpc';
+import type { Logger } from '@gateway/lib/logging';
+import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import type { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
+import type { ProviderClient } from '../provider';
+import type { ProviderKeySettings } from './provider-keys';
+
+export interface GatewaySettings extends ProviderKeySettings {
+  /** Held against a spend allowance while a call is in flight, settled to the actual cost after. */
+  quotaReservationMicros: bigint;
+  /** The ledger record is best-effort: past this the response goes out unmetered. */
+  recordDeadlineMs: number;
+}
+
+/** The hot path's backends beyond auth: one client per service and the provider adapter. */
+export interface GatewayBackends {
+  router: PromiseClient<typeof RouterServiceService>;
+  pricing: PromiseClient<typeof PricingServiceService>;
+  ledger: PromiseClient<typeof LedgerServiceService>;
+  provider: ProviderClient;
+  settings: GatewaySettings;
+}
+
+/** What the gateway routes need. */
+export interface GatewayDeps extends GatewayBackends {
+  auth: PromiseClient<typeof AuthServiceService>;
+  logger: Logger;
+}

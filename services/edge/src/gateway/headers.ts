@@ -1,0 +1,107 @@
+import { formatUsd, type MicroUsd } from '@gateway/lib/money';
+import { Meter, type QuotaState } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+
+/**
+ * Composes the `x-service-*` headers of SPEC 4.2 and 8 from what the request
+ * learned on its way. Every header is present on every response; a value the
+ * request never got to (an auth failure knows no model) is sent empty rather
+ * than guessed. Money is printed from integer micro-dollars, 6 places;
+ * an empty cost means unpriced, never free.
+ */
+export interface RouteFacts {
+  model: string;
+  tier: string;
+  complexity: number;
+  routed: boolean;
+  droppedParams: readonly string[];
+}
+
+export interface PriceFacts {
+  priced: boolean;
+  costMicros: MicroUsd;
+  baseline?: { model: string; reason: 'named' | 'plan_ceiling'; costMicros: MicroUsd };
+  savingsMicros: MicroUsd;
+  savingsEstimatePct: number;
+}
+
+export interface HeaderFacts {
+  requestId: string;
+  principal?: string;
+  mode?: 'managed' | 'byok';
+  route?: RouteFacts;
+  /** Undefined when pricing did not answer: unpriced. */
+  price?: PriceFacts;
+  /** Undefined when the ledger did not answer. */
+  quota?: QuotaState;
+  metered?: boolean;
+}
+
+const METER_NAMES: Partial<Record<Meter, string>> = {
+  [Meter.METER_SPEND]: 'spend',
+  [Meter.METER_REQUESTS]: 'requests',
+  [Meter.METER_LEGACY]: 'legacy',
+};
+
+/** Headers that a streamed response can only know at its end: sent as HTTP trailers. */
+export const TRAILER_HEADERS = [
+  'x-service-cost-usd',
+  'x-service-savings-usd',
+  'x-service-baseline-usd',
+  'x-service-priced',
+  'x-service-metered',
+] as const;
+
+export function routeHeaders(facts: HeaderFacts): Record<string, string> {
+  const { route } = facts;
+  const headers: Record<string, string> = {
+    'x-service-request-id': facts.requestId,
+    'x-service-model': route?.model ?? '',
+    'x-service-tier': route?.tier ?? '',
+    'x-service-complexity': route ? String(route.complexity) : '',
+    'x-service-routed': route ? String(route.routed) : '',
+    'x-service-mode': facts.mode ?? '',
+    'x-service-principal': facts.principal ?? '',
+    'x-service-savings-pct': facts.price ? String(facts.price.savingsEstimatePct) : '',
+  };
+  if (route && route.droppedParams.length > 0) headers['x-service-dropped-params'] = route.droppedParams.join(',');
+  if (facts.price?.baseline) {
+    headers['x-service-baseline-model'] = facts.price.baseline.model;
+    headers['x-service-baseline-reason'] = facts.price.baseline.reason;
+  }
+  return { ...headers, ...quotaHeaders(facts.quota) };
+}
+
+export function outcomeHeaders(facts: HeaderFacts): Record<string, string> {
+  const price = facts.price;
+  const headers: Record<string, string> = {
+    'x-service-cost-usd': price?.priced ? formatUsd(price.costMicros) : '',
+    'x-service-savings-usd': price?.priced && price.baseline ? formatUsd(price.savingsMicros) : '',
+    'x-service-priced': String(price?.priced ?? false),
+    'x-service-metered': String(facts.metered ?? false),
+  };
+  if (price?.baseline) headers['x-service-baseline-usd'] = formatUsd(price.baseline.costMicros);
+  return headers;
+}
+
+/** Every header of a finished (non-streamed) response. */
+export function gatewayHeaders(facts: HeaderFacts): Record<string, string> {
+  return { ...routeHeaders(facts), ...outcomeHeaders(facts) };
+}
+
+export function quotaHeaders(quota: QuotaState | undefined): Record<string, string> {
+  const meter = quota ? METER_NAMES[quota.meter] : undefined;
+  if (!quota || !meter) return { 'x-service-quota-meter': '' };
+  const headers: Record<string, string> = { 'x-service-quota-meter': meter };
+  if (quota.meter === Meter.METER_SPEND) {
+    headers['x-service-quota-allowance-usd'] = formatUsd(BigInt(quota.allowanceMicros));
+    headers['x-service-quota-spent-usd'] = formatUsd(BigInt(quota.spentMicros));
+    headers['x-service-quota-remaining-usd'] = formatUsd(BigInt(quota.remainingMicros));
+  } else {
+    headers['x-service-quota-limit'] = quota.limit;
+    headers['x-service-quota-used'] = quota.used;
+    headers['x-service-quota-remaining'] = quota.remaining;
+    if (quota.hasCredits) headers['x-service-quota-credits'] = quota.credits;
+  }
+  if (quota.resetsAt) headers['x-service-quota-resets'] = quota.resetsAt.toISOString();
+  return headers;
+}

@@ -1,0 +1,37 @@
+import type { RequestHandler } from 'express';
+import { formatUsd } from '@gateway/lib/money';
+import type { Model } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { requestIdOf } from '../http/locals';
+import type { GatewayDeps } from './deps';
+import { gatewayHeaders, type HeaderFacts } from './headers';
+import { authenticateGatewayCall, modeName, principalName, requireScope } from './principal';
+
+/** GET /api/gateway/v1/models: the catalog in the OpenAI list shape, plus `x_service` per model. */
+export function listModels(deps: GatewayDeps): RequestHandler {
+  return async (req, res) => {
+    const facts: HeaderFacts = { requestId: requestIdOf(res) };
+    res.set(gatewayHeaders(facts));
+    const principal = await authenticateGatewayCall(deps.auth, req);
+    res.set(gatewayHeaders({ ...facts, principal: principalName(principal), mode: modeName(principal) }));
+    requireScope(principal, 'inference');
+    const catalog = await deps.pricing.listModels({});
+    res.json({ object: 'list', data: catalog.models.map((model) => modelEntry(model, catalog.pricesAsOf)) });
+  };
+}
+
+function modelEntry(model: Model, pricesAsOf: string): Record<string, unknown> {
+  return {
+    id: model.id,
+    object: 'model',
+    created: 0,
+    owned_by: model.provider,
+    x_service: {
+      tier: model.tier,
+      input_usd_per_million_tokens: formatUsd(BigInt(model.inputMicrosPerMillionTokens)),
+      output_usd_per_million_tokens: formatUsd(BigInt(model.outputMicrosPerMillionTokens)),
+      context_window: model.contextWindow,
+      unsupported_params: model.unsupportedParams,
+      prices_as_of: pricesAsOf,
+    },
+  };
+}

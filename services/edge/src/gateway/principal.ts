@@ -1,0 +1,68 @@
+import type { Request } from 'express';
+import { DomainError, invalidCredential } from '@gateway/lib/errors';
+import type { PromiseClient } from '@gateway/lib/grpc';
+import {
+  InferenceMode,
+  PrincipalKind,
+  type AuthServiceService,
+  type Principal,
+} from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+
+/** Header naming the agent record for the legacy platform agent secret. */
+export const AGENT_ID_HEADER = 'x-service-agent-id';
+
+const PRINCIPAL_NAMES: Partial<Record<PrincipalKind, string>> = {
+  [PrincipalKind.PRINCIPAL_KIND_UNSPECIFIED]: '',
+  [PrincipalKind.PRINCIPAL_KIND_API_KEY]: 'api_key',
+  [PrincipalKind.PRINCIPAL_KIND_GATEWAY_TOKEN]: 'gateway_token',
+  [PrincipalKind.PRINCIPAL_KIND_AGENT_SECRET]: 'agent_secret',
+};
+
+export function principalName(principal: Principal): string {
+  return PRINCIPAL_NAMES[principal.kind] ?? '';
+}
+
+export function modeName(principal: Principal): 'managed' | 'byok' {
+  return principal.mode === InferenceMode.INFERENCE_MODE_BYOK ? 'byok' : 'managed';
+}
+
+function bearerOf(req: Request): string {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match?.[1]) throw invalidCredential('missing or malformed Authorization header');
+  return match[1];
+}
+
+/** Any gateway credential: API key, per-agent gateway token, or platform agent secret. */
+export async function authenticateGatewayCall(
+  auth: PromiseClient<typeof AuthServiceService>,
+  req: Request,
+): Promise<Principal> {
+  const agentId = req.headers[AGENT_ID_HEADER];
+  const { principal } = await auth.authenticate({
+    credential: bearerOf(req),
+    agentId: typeof agentId === 'string' ? agentId : '',
+  });
+  if (!principal) throw new DomainError('internal', 'Internal error. Report it with the request id.', { internalReason: 'auth answered without a principal' });
+  return principal;
+}
+
+/** A valid credential without the operation's scope is a 403, never a 401 (DESIGN 4). */
+export function requireScope(principal: Principal, scope: string): void {
+  if (!principal.scopes.includes(scope)) {
+    throw new DomainError('permission', `This credential lacks the "${scope}" scope needed here. Its scopes: ${principal.scopes.join(', ') || 'none'}.`);
+  }
+}
+
+/** Who the ledger meters, as authentication resolved it. */
+export function subjectOf(principal: Principal): Subject {
+  return {
+    organizationId: principal.organizationId,
+    agentId: principal.agentId,
+    planTier: principal.planTier,
+    byok: principal.mode === InferenceMode.INFERENCE_MODE_BYOK,
+    messagesLimit: principal.messagesLimit,
+    enforce: principal.enforceQuota,
+  };
+}

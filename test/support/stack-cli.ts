@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { z } from 'zod';
+import { loadConfig } from '@gateway/lib/config';
+import { logDir } from './paths';
+import { startStack } from './stack';
+
+/**
+ * `npm run stack`: every service as its own process against DATABASE_URL and
+ * REDIS_URL, the local stand-in for the cluster. Ctrl-C drains them all.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig({
+    DATABASE_URL: z.string().url(),
+    REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+    ACCESS_TOKEN_SECRET: z.string().min(32).optional(),
+    SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    EDGE_PORT: z.coerce.number().int().default(8080),
+    AUTH_PORT: z.coerce.number().int().default(50051),
+    ROUTER_PORT: z.coerce.number().int().default(50052),
+    PRICING_PORT: z.coerce.number().int().default(50053),
+    LEDGER_PORT: z.coerce.number().int().default(50054),
+    SIMULATOR_PORT: z.coerce.number().int().default(8090),
+  });
+  mkdirSync(logDir(), { recursive: true });
+  const stack = await startStack({
+    databaseUrl: config.DATABASE_URL,
+    redisUrl: config.REDIS_URL,
+    ports: {
+      edge: config.EDGE_PORT,
+      auth: config.AUTH_PORT,
+      router: config.ROUTER_PORT,
+      pricing: config.PRICING_PORT,
+      ledger: config.LEDGER_PORT,
+      simulator: config.SIMULATOR_PORT,
+    },
+    ...(config.ACCESS_TOKEN_SECRET ? { accessTokenSecret: config.ACCESS_TOKEN_SECRET } : {}),
+    ...(config.SECRETS_KEY ? { secretsKey: config.SECRETS_KEY } : {}),
+  });
+  for (const service of stack.processes()) console.log(`${service.name.padEnd(10)} 127.0.0.1:${service.port}  (pid ${service.pid})`);
+  console.log(`\nGateway:   ${stack.baseUrl}/api/gateway/v1  (model provider: the simulator at ${stack.simulatorUrl})`);
+  console.log(`logs      ${logDir()}`);
+  if (!config.ACCESS_TOKEN_SECRET) console.log('ACCESS_TOKEN_SECRET was generated for this run: sessions end when the stack stops.');
+  console.log('Ctrl-C stops every process.');
+  const stop = () => void stack.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

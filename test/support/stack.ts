@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { startService, type ServiceProcess } from './processes';
+
+/**
+ * The multi-process stack: one real process per service, wired by address,
+ * against a real Postgres and Redis, with the simulator as the model
+ * provider. `npm run stack` runs it for people; the end-to-end suites and the
+ * benchmark run it for themselves.
+ */
+export interface StackOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  /** Extra environment for every process (e.g. smaller throttle limits in tests). */
+  env?: Record<string, string>;
+  /** Extra environment for one service. */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Fixed ports for people; tests use 0 (any free port). */
+  ports?: Partial<Record<ServiceName, number>>;
+  /** A catalog file other than the shipped one (tests use small allowances). */
+  catalogPath?: string;
+  /** Shared secrets; generated when absent. */
+  accessTokenSecret?: string;
+  secretsKey?: string;
+}
+
+export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'edge'] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+export interface Stack {
+  services: Record<ServiceName, ServiceProcess>;
+  baseUrl: string;
+  simulatorUrl: string;
+  accessTokenSecret: string;
+  secretsKey: string;
+  /** The ledger's Redis key prefix, unique to this stack. */
+  ledgerKeyPrefix: string;
+  /** The key every managed call goes out with (the simulator accepts any). */
+  managedProviderKey: string;
+  processes(): ServiceProcess[];
+  /** Restarts one service with the same environment (after stop or kill). */
+  restart(name: ServiceName): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+const entries: Record<ServiceName, string> = {
+  simulator: 'services/simulator/src/main.ts',
+  router: 'services/router/src/main.ts',
+  pricing: 'services/pricing/src/main.ts',
+  ledger: 'services/ledger/src/main.ts',
+  auth: 'services/auth/src/main.ts',
+  edge: 'services/edge/src/main.ts',
+};
+
+/** Every provider of the catalog gets the same development key, since the simulator stands in for all. */
+const MANAGED_KEY_VARIABLES = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'SIMULATOR_API_KEY'];
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const accessTokenSecret = options.accessTokenSecret ?? randomBytes(32).toString('hex');
+  const secretsKey = options.secretsKey ?? randomBytes(32).toString('hex');
+  const ledgerKeyPrefix = `ledger-${randomBytes(4).toString('hex')}`;
+  const managedProviderKey = `sim-managed-${randomBytes(8).toString('hex')}`;
+  const common = { ...options.env, ...(options.catalogPath ? { CATALOG_PATH: options.catalogPath } : {}) };
+  const environments = {} as Record<ServiceName, Record<string, string>>;
+  const services = {} as Record<ServiceName, ServiceProcess>;
+
+  const start = async (name: ServiceName, env: Record<string, string>) => {
+    environments[name] = { ...common, PORT: String(options.ports?.[name] ?? 0), ...env, ...options.serviceEnv?.[name] };
+    services[name] = await startService({ name, entry: entries[name], env: environments[name] });
+    return services[name];
+  };
+  const stopAll = () => Promise.all(Object.values(services).map((service) => service.stop()));
+
+  try {
+    const [simulator, router, pricing, ledger, auth] = await Promise.all([
+      start('simulator', {}),
+      start('router', {}),
+      start('pricing', {}),
+      start('ledger', {
+        DATABASE_URL: options.databaseUrl,
+        REDIS_URL: options.redisUrl,
+        REDIS_KEY_PREFIX: ledgerKeyPrefix,
+        MIGRATE_ON_START: 'true',
+      }),
+      start('auth', {
+        DATABASE_URL: options.databaseUrl,
+        REDIS_URL: options.redisUrl,
+        ACCESS_TOKEN_SECRET: accessTokenSecret,
+        SECRETS_KEY: secretsKey,
+        MIGRATE_ON_START: 'true',
+      }),
+    ]);
+    const simulatorUrl = `http://127.0.0.1:${simulator.port}`;
+    await start('edge', {
+      AUTH_ADDRESS: auth.address,
+      ROUTER_ADDRESS: router.address,
+      PRICING_ADDRESS: pricing.address,
+      LEDGER_ADDRESS: ledger.address,
+      ACCESS_TOKEN_SECRET: accessTokenSecret,
+      SECRETS_KEY: secretsKey,
+      UPSTREAM_BASE_URL: `${simulatorUrl}/v1`,
+      ...Object.fromEntries(MANAGED_KEY_VARIABLES.map((variable) => [variable, managedProviderKey])),
+    });
+    return {
+      services,
+      baseUrl: `http://127.0.0.1:${services.edge.port}`,
+      simulatorUrl,
+      accessTokenSecret,
+      secretsKey,
+      ledgerKeyPrefix,
+      managedProviderKey,
+      processes: () => Object.values(services),
+      restart: async (name) => {
+        // Same port as before, so the other services' addresses stay right.
+        const env = { ...environments[name], PORT: String(services[name].port) };
+        services[name] = await startService({ name, entry: entries[name], env });
+        return services[name];
+      },
+      stop: async () => void (await stopAll()),
+    };
+  } catch (error) {
+    await Promise.all(Object.values(services).map((service) => service.kill()));
+    throw error;
+  }
+}
