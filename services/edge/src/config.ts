@@ -88,7 +88,7 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
  * key set answers 503 naming it, rather than calling out unauthenticated.
  */
 export function gatewaySettingsFrom(
-  config: EdgeConfig,
+  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'QUOTA_RESERVATION_USD' | 'RECORD_DEADLINE_MS'>,
   catalog: Pick<Catalog, 'providers'>,
   environment: NodeJS.ProcessEnv = process.env,
 ): GatewaySettings {

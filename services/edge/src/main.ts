@@ -5,7 +5,7 @@ import { edgeConfigShape, gatewaySettingsFrom, settingsFrom } from './config';
 /** The edge service as its own process: env, telemetry first, serve, drain on SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig(edgeConfigShape);
-  const telemetry = startTelemetry({ serviceName: 'edge', incomingContext: 'new-trace' });
+  const telemetry = startTelemetry({ serviceName: 'edge' });
 
   // Loaded after telemetry so http and grpc-js are instrumented.
   const { createLogger } = await import('@gateway/lib/logging');

@@ -60,8 +60,7 @@ async function main(): Promise<void> {
       { name: 'redis', check: () => pingRedis(redis) },
     ],
   );
-  logger.info({ port: server.grpc.port, catalog: catalog.version }, 'listening');
-
+  // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
   drainOnSignal(logger, async () => {
     await server.stop();
     redis.disconnect();
@@ -69,6 +68,7 @@ async function main(): Promise<void> {
     await database.destroy();
     await telemetry.shutdown();
   });
+  logger.info({ port: server.grpc.port, catalog: catalog.version }, 'listening');
 }
 
 main().catch((error: unknown) => {

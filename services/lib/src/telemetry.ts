@@ -15,12 +15,6 @@ import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@open
  */
 export interface TelemetryOptions {
   serviceName: string;
-  /**
-   * `continue` (backends): join the trace the caller propagated.
-   * `new-trace` (edge, the public door): every request starts its own trace,
-   * so a client cannot choose the request id; edge links the caller's context.
-   */
-  incomingContext?: 'continue' | 'new-trace';
   /** Extra processors, e.g. an in-memory exporter in tests. */
   spanProcessors?: SpanProcessor[];
 }
@@ -29,14 +23,24 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-/** Injects W3C trace context into outgoing calls but never adopts an incoming one. */
-class InjectOnlyTraceContextPropagator extends W3CTraceContextPropagator {
-  override extract(context: Context, _carrier: unknown, _getter: TextMapGetter): Context {
-    return context;
+/**
+ * W3C trace context, adopted only from internal gRPC calls. A public HTTP
+ * request always starts a new trace, so a client cannot choose the request
+ * id (edge keeps the caller's traceparent as a link instead). gRPC metadata is
+ * recognised by shape: importing grpc-js here would load it before it is
+ * instrumented.
+ */
+class InternalTraceContextPropagator extends W3CTraceContextPropagator {
+  override extract(context: Context, carrier: unknown, getter: TextMapGetter): Context {
+    return isGrpcMetadata(carrier) ? super.extract(context, carrier, getter) : context;
   }
 }
 
-export function startTelemetry({ serviceName, incomingContext = 'continue', spanProcessors = [] }: TelemetryOptions): Telemetry {
+function isGrpcMetadata(carrier: unknown): boolean {
+  return typeof carrier === 'object' && carrier !== null && typeof (carrier as { getMap?: unknown }).getMap === 'function';
+}
+
+export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOptions): Telemetry {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   // Metrics and logs leave through Prometheus and stdout; only traces use OTLP.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
@@ -46,7 +50,7 @@ export function startTelemetry({ serviceName, incomingContext = 'continue', span
     instrumentations: [new GrpcInstrumentation(), new HttpInstrumentation()],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
-    ...(incomingContext === 'new-trace' ? { textMapPropagator: new InjectOnlyTraceContextPropagator() } : {}),
+    textMapPropagator: new InternalTraceContextPropagator(),
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };

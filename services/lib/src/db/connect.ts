@@ -24,8 +24,25 @@ function dialectFor(target: DatabaseTarget): Dialect {
   });
 }
 
+/**
+ * PGlite is one connection. Its dialect queues callers per driver, so every
+ * service of the embedded process must share one driver: a second one would
+ * interleave statements of two transactions on the same connection.
+ */
+const pgliteRoots = new WeakMap<PGlite, Kysely<unknown>>();
+
+function rootFor<DB>(target: DatabaseTarget): Kysely<DB> {
+  if (target.kind === 'postgres') return new Kysely<DB>({ dialect: dialectFor(target) });
+  let root = pgliteRoots.get(target.pglite);
+  if (!root) {
+    root = new Kysely<unknown>({ dialect: dialectFor(target) });
+    pgliteRoots.set(target.pglite, root);
+  }
+  return root as Kysely<DB>;
+}
+
 export function connectDatabase<DB>(target: DatabaseTarget, schema: string): Database<DB> {
-  const root = new Kysely<DB>({ dialect: dialectFor(target) });
+  const root = rootFor<DB>(target);
   return {
     db: root.withSchema(schema),
     schema,

@@ -1,0 +1,12 @@
+import { env } from '@gateway/lib/config';
+import { z } from 'zod';
+
+/** Environment of the embedded mode; everything has a default so `npm start` needs none. */
+export const embeddedConfigShape = {
+  HOST: z.string().default('127.0.0.1'),
+  /** The public HTTP port (edge). The gRPC services take free ports of their own. */
+  PORT: env.port(8080),
+  /** PGlite's data and the locally generated secrets live here. */
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: env.logLevel(),
+};

@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db';
+import { startAuthServer } from '@gateway/auth/server';
+import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
+import { gatewaySettingsFrom } from '@gateway/edge/config';
+import { createProviderClient } from '@gateway/edge/provider';
+import { grpcHealthProbe } from '@gateway/edge/readiness';
+import { createEdgeApp } from '@gateway/edge/server';
+import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
+import { startLedgerServer } from '@gateway/ledger/server';
+import { MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
+import { loadCatalog } from '@gateway/lib/catalog';
+import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
+import { createPromiseClient, type DependencyCheck } from '@gateway/lib/grpc';
+import { createLogger, type Logger } from '@gateway/lib/logging';
+import { startPricingServer } from '@gateway/pricing/server';
+import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
+import { startRouterServer } from '@gateway/router/server';
+import { startSimulator } from '@gateway/simulator/server';
+import type { z } from 'zod';
+import type { embeddedConfigShape } from './config';
+import { ensureDemoAccount, type DemoAccount } from './demo';
+import { loadOrCreateLocalSecrets } from './local-secrets';
+
+type EmbeddedConfig = z.infer<z.ZodObject<typeof embeddedConfigShape>>;
+
+export interface Embedded {
+  port: number;
+  logger: Logger;
+  printWelcome(): void;
+  stop(): Promise<void>;
+}
+
+const RPC_DEADLINE_MS = 2000;
+/** The simulator stands in for every provider, so every managed key is this placeholder. */
+const SIMULATOR_KEY = 'embedded-simulator';
+
+export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
+  const logger = createLogger({ service: 'embedded', level: config.LOG_LEVEL });
+  const grpcListen = { host: '127.0.0.1', port: 0 };
+  const secrets = loadOrCreateLocalSecrets(config.DATA_DIR);
+  const catalog = loadCatalog();
+
+  const pglite = new PGlite(join(config.DATA_DIR, 'pglite'));
+  const authDb = connectDatabase<AuthDatabase>({ kind: 'pglite', pglite }, AUTH_SCHEMA);
+  const ledgerDb = connectDatabase<LedgerDatabase>({ kind: 'pglite', pglite }, LEDGER_SCHEMA);
+  await migrateToLatest(authDb.db, AUTH_SCHEMA, authMigrations);
+  await migrateToLatest(ledgerDb.db, LEDGER_SCHEMA, ledgerMigrations);
+  const databaseCheck: DependencyCheck[] = [{ name: 'pglite', check: () => pingDatabase(authDb.db) }];
+
+  const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
+  const queue = new MemoryRecordQueue();
+  const [auth, router, pricing, ledger] = await Promise.all([
+    startAuthServer(
+      {
+        db: authDb.db,
+        throttle: new MemoryAttemptThrottle(),
+        settings: {
+          keyEnvironment: 'test',
+          accessTokenSecret: secrets.accessTokenSecret,
+          accessTokenTtlSeconds: 900,
+          refreshTokenTtlDays: 30,
+          secretsKey: Buffer.from(secrets.secretsKey, 'hex'),
+          loginThrottle: { maxFailuresPerAccount: 5, maxFailuresPerSource: 20, windowSeconds: 900 },
+        },
+        logger: logger.child({ component: 'auth' }),
+      },
+      grpcListen,
+      databaseCheck,
+    ),
+    startRouterServer({ catalog, logger: logger.child({ component: 'router' }) }, grpcListen, []),
+    startPricingServer({ catalog, logger: logger.child({ component: 'pricing' }) }, grpcListen, []),
+    startLedgerServer(
+      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: logger.child({ component: 'ledger' }) },
+      grpcListen,
+      databaseCheck,
+    ),
+  ]);
+
+  const address = (port: number) => `127.0.0.1:${port}`;
+  const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, port: number) =>
+    createPromiseClient(definition, { serviceName, address: address(port), deadlineMs: RPC_DEADLINE_MS });
+  const clients = {
+    auth: client(AuthServiceService, 'auth', auth.grpc.port),
+    router: client(RouterServiceService, 'router', router.grpc.port),
+    pricing: client(PricingServiceService, 'pricing', pricing.grpc.port),
+    ledger: client(LedgerServiceService, 'ledger', ledger.grpc.port),
+  };
+  const providerEnvironment = {
+    UPSTREAM_BASE_URL: simulator.baseUrl,
+    ...Object.fromEntries(Object.values(catalog.providers).map(({ api_key_env }) => [api_key_env, SIMULATOR_KEY])),
+  };
+  const provider = createProviderClient({ providers: catalog.providers, env: providerEnvironment });
+  const readiness = [
+    grpcHealthProbe('auth', address(auth.grpc.port), RPC_DEADLINE_MS),
+    grpcHealthProbe('router', address(router.grpc.port), RPC_DEADLINE_MS),
+  ];
+  const gatewaySettings = gatewaySettingsFrom(
+    {
+      SECRETS_KEY: secrets.secretsKey,
+      QUOTA_RESERVATION_USD: 10_000n,
+      RECORD_DEADLINE_MS: 250,
+    },
+    catalog,
+    providerEnvironment,
+  );
+  const edge = createEdgeApp({
+    auth: clients.auth,
+    readiness,
+    settings: { accessTokenSecret: secrets.accessTokenSecret, cookieSecure: false, bodyLimitBytes: 1024 * 1024, trustProxy: false },
+    logger: logger.child({ component: 'edge' }),
+    gateway: { ...clients, provider, settings: gatewaySettings },
+  });
+  const port = await edge.start({ host: config.HOST, port: config.PORT });
+  const demo = await ensureDemoAccount(authDb.db);
+
+  return {
+    port,
+    logger,
+    printWelcome: () => printWelcome(`http://${config.HOST}:${port}`, demo, config.DATA_DIR),
+    stop: async () => {
+      await edge.stop();
+      await provider.close();
+      for (const closable of [...Object.values(clients), ...readiness]) closable.close();
+      await Promise.all([auth.stop(), router.stop(), pricing.stop(), ledger.stop()]);
+      await simulator.close();
+      await pglite.close();
+    },
+  };
+}
+
+function printWelcome(baseUrl: string, demo: DemoAccount, dataDir: string): void {
+  const lines = [
+    '',
+    `The gateway is running at ${baseUrl} (every service in this process; the model provider is the built-in simulator).`,
+    '',
+  ];
+  if (demo.created) {
+    lines.push(
+      'A demo organization was created. These are shown once; only their hashes are stored:',
+      `  owner:    ${demo.email}`,
+      `  password: ${demo.password}`,
+      `  API key:  ${demo.apiKey}`,
+      '',
+      'Try it:',
+      `  curl -s ${baseUrl}/api/gateway/v1/chat/completions \\`,
+      `    -H "Authorization: Bearer ${demo.apiKey}" -H "Content-Type: application/json" \\`,
+      `    -d '{"model":"auto","messages":[{"role":"user","content":"Hello!"}]}' -D -`,
+    );
+  } else {
+    lines.push(
+      `The demo owner ${demo.email} exists; its password and first API key were printed at first start.`,
+      `Sign in and create a key (see README), or delete ${dataDir} to start over.`,
+    );
+  }
+  lines.push('', 'Ctrl-C stops it.', '');
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { loadConfig } from '@gateway/lib/config';
+import { startTelemetry } from '@gateway/lib/telemetry';
+import { embeddedConfigShape } from './config';
+
+/**
+ * `npm start`: every service in this one process, each still on its own
+ * gRPC port and talking to the others over real gRPC, on PGlite in DATA_DIR
+ * and in-process stand-ins for Redis, with the built-in simulator as the
+ * model provider. Nothing to install or configure.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(embeddedConfigShape);
+  const telemetry = startTelemetry({ serviceName: 'gateway-embedded' });
+
+  // Loaded after telemetry so http and grpc-js are instrumented.
+  const { startEmbedded } = await import('./embedded');
+  const { drainOnSignal } = await import('@gateway/lib/lifecycle');
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const embedded = await startEmbedded(config);
+  drainOnSignal(embedded.logger, async () => {
+    await embedded.stop();
+    await telemetry.shutdown();
+  });
+  embedded.logger.info({ port: embedded.port }, 'listening');
+  embedded.printWelcome();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

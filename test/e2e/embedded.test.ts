@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { findCredentials } from '../support/secrets-scan';
+import { REPO_ROOT } from '../support/paths';
+
+jest.setTimeout(120_000);
+
+/**
+ * `npm start`, the embedded default: every service in one process on PGlite
+ * and in-process adapters. Spawned here rather than through startService,
+ * whose logs the run-wide secret scan reads: the first start shows the demo
+ * key once on purpose, as the Console does.
+ */
+interface Embedded {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+}
+
+function startEmbedded(dataDir: string): Promise<Embedded> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/embedded/src/main.ts')], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`embedded mode did not start:\n${output}`));
+    }, 90_000);
+    const poll = setInterval(() => {
+      // The welcome text follows the listening line; wait for its last line.
+      const listening = /"msg":"listening"[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"listening"/.exec(output);
+      if (listening && output.includes('Ctrl-C stops it.')) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve({ child, port: Number(listening[1] ?? listening[2]), output: () => output });
+      }
+    }, 100);
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`embedded mode exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+function stop(embedded: Embedded): Promise<number | null> {
+  return new Promise((resolve) => {
+    embedded.child.once('exit', (code) => resolve(code));
+    embedded.child.kill('SIGTERM');
+  });
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'gateway-embedded-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('npm start (the embedded default)', () => {
+  let apiKey = '';
+  let password = '';
+
+  it('creates a demo organization, owner and key at first start, and serves the gateway', async () => {
+    const embedded = await startEmbedded(dataDir);
+    try {
+      apiKey = /API key:\s+(svc_test_[0-9a-f]{56})/.exec(embedded.output())?.[1] ?? '';
+      password = /password:\s+(\S+)/.exec(embedded.output())?.[1] ?? '';
+      expect(apiKey).not.toBe('');
+      expect(password).not.toBe('');
+      const openai = new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${embedded.port}/api/gateway/v1`, maxRetries: 0 });
+      const { data, response } = await openai.chat.completions
+        .create({ model: 'auto', messages: [{ role: 'user', content: 'Hello from the embedded mode.' }] })
+        .withResponse();
+      expect(data.choices[0]?.message.content).toBeTruthy();
+      expect(response.headers.get('x-service-principal')).toBe('api_key');
+      expect(response.headers.get('x-service-metered')).toBe('true');
+      expect(response.headers.get('x-service-cost-usd')).toMatch(/^\d+\.\d{6}$/);
+      // Only the one-time welcome shows the key: no log line carries it.
+      const logLines = embedded.output().split('\n').filter((line) => line.startsWith('{'));
+      expect(findCredentials(logLines.join('\n'))).toEqual([]);
+    } finally {
+      expect(await stop(embedded)).toBe(0);
+    }
+  });
+
+  it('keeps its data across a restart: the same key and password still work, nothing is shown again', async () => {
+    const embedded = await startEmbedded(dataDir);
+    try {
+      expect(findCredentials(embedded.output())).toEqual([]);
+      expect(embedded.output()).toContain('demo@example.com exists');
+      const base = `http://127.0.0.1:${embedded.port}`;
+      const signIn = await fetch(`${base}/api/auth/v1/token?grant_type=password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'demo@example.com', password }),
+      });
+      expect(signIn.status).toBe(200);
+      const openai = new OpenAI({ apiKey, baseURL: `${base}/api/gateway/v1`, maxRetries: 0 });
+      const { response } = await openai.chat.completions
+        .create({ model: 'auto', messages: [{ role: 'user', content: 'Still there?' }] })
+        .withResponse();
+      expect(response.status).toBe(200);
+    } finally {
+      expect(await stop(embedded)).toBe(0);
+    }
+  });
+});
