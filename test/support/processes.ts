@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { logDir, REPO_ROOT } from './paths';
@@ -91,4 +91,17 @@ export async function startService({ name, entry, env, readyTimeoutMs = 20_000 }
       await exited(child);
     },
   };
+}
+
+/** Runs an entry to its exit: for processes expected to refuse to start. */
+export function runToExit(entry: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, entry)],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, timeout: 20_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
 }

@@ -1,35 +1,22 @@
+import { grpcServiceName, serveService, type DependencyCheck, type ServiceServer } from '@gateway/lib/grpc';
 import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
-import { monitorHealth, startGrpcServer, unaryService, type DependencyCheck, type RunningGrpcServer } from '@gateway/lib/grpc';
 import type { AuthDeps } from './deps';
 import { identityHandlers } from './identity/handlers';
 import { keyHandlers } from './keys/handlers';
 
-export const AUTH_HEALTH_NAME = 'gateway.auth.v1.AuthService';
+export const AUTH_HEALTH_NAME = grpcServiceName(AuthServiceService);
 
-export interface AuthServer {
-  grpc: RunningGrpcServer;
-  stop(): Promise<void>;
-}
-
-/** Wires the RPC handlers and the health service onto one gRPC server. */
-export async function startAuthServer(
+/** The key and identity handlers on one gRPC server, SERVING while Postgres and Redis answer. */
+export function startAuthServer(
   deps: AuthDeps,
   listen: { host: string; port: number },
   dependencyChecks: DependencyCheck[],
-): Promise<AuthServer> {
-  const monitor = monitorHealth([AUTH_HEALTH_NAME], dependencyChecks, deps.logger);
-  const implementation = unaryService(AuthServiceService, { ...keyHandlers(deps), ...identityHandlers(deps) }, deps.logger);
-  const grpc = await startGrpcServer({
-    ...listen,
-    services: [{ definition: AuthServiceService, implementation }],
-    health: monitor.health,
+): Promise<ServiceServer> {
+  return serveService({
+    definition: AuthServiceService,
+    handlers: { ...keyHandlers(deps), ...identityHandlers(deps) },
+    dependencyChecks,
+    listen,
+    logger: deps.logger,
   });
-  await monitor.refresh();
-  return {
-    grpc,
-    stop: async () => {
-      monitor.stop();
-      await grpc.shutdown();
-    },
-  };
 }

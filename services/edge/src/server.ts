@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import { registerKeyRoutes } from './console/keys';
 import type { EdgeDeps } from './deps';
-import { registerGatewayRoutes } from './gateway/routes';
+import { GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
 import { jsonBody } from './http/body';
 import { renderErrors, unknownRoute } from './http/errors';
@@ -35,7 +35,9 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   app.disable('etag');
   app.set('trust proxy', deps.settings.trustProxy);
 
-  app.use(assignRequestId, logRequests(deps.logger), apiResponseHeaders, ...jsonBody(deps.settings.bodyLimitBytes));
+  app.use(assignRequestId, logRequests(deps.logger), apiResponseHeaders);
+  app.use(GATEWAY_BASE_PATH, presetGatewayHeaders);
+  app.use(...jsonBody(deps.settings.bodyLimitBytes));
   registerHealthRoutes(app, deps);
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
-import { monitorHealth, startGrpcServer, unaryService, type DependencyCheck, type RunningGrpcServer } from '@gateway/lib/grpc';
+import { grpcServiceName, serveService, type DependencyCheck, type RunningGrpcServer } from '@gateway/lib/grpc';
 import type { LedgerDeps, LedgerSettings } from './deps';
 import { ledgerHandlers } from './rpc/handlers';
 import { startRecordWriter, type RecordWriter } from './writer/writer';
@@ -9,7 +9,7 @@ import { startRecordWriter, type RecordWriter } from './writer/writer';
 export { startRecordWriter, type RecordWriter, type WriterSettings } from './writer/writer';
 export type { LedgerDeps, LedgerSettings } from './deps';
 
-export const LEDGER_HEALTH_NAME = 'gateway.ledger.v1.LedgerService';
+export const LEDGER_HEALTH_NAME = grpcServiceName(LedgerServiceService);
 
 /** A name no other writer process has, for the consumer group. */
 export function writerConsumerName(): string {
@@ -41,21 +41,19 @@ export async function startLedgerServer(
     reservationTtlSeconds: deps.settings?.reservationTtlSeconds ?? defaults.reservationTtlSeconds,
     writer: { ...defaults.writer, ...deps.settings?.writer },
   };
-  const monitor = monitorHealth([LEDGER_HEALTH_NAME], dependencyChecks, deps.logger);
-  const implementation = unaryService(LedgerServiceService, ledgerHandlers(deps, settings), deps.logger);
-  const grpc = await startGrpcServer({
-    ...listen,
-    services: [{ definition: LedgerServiceService, implementation }],
-    health: monitor.health,
+  const server = await serveService({
+    definition: LedgerServiceService,
+    handlers: ledgerHandlers(deps, settings),
+    dependencyChecks,
+    listen,
+    logger: deps.logger,
   });
   const writer = startRecordWriter(deps, settings.writer);
-  await monitor.refresh();
   return {
-    grpc,
+    grpc: server.grpc,
     writer,
     stop: async () => {
-      monitor.stop();
-      await grpc.shutdown();
+      await server.stop();
       await writer.stop();
     },
   };

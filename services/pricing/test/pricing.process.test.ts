@@ -1,42 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import { DEFAULT_CATALOG_PATH, loadCatalog } from '@gateway/lib/catalog';
 import { DomainError } from '@gateway/lib/errors';
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
 import { BaselineReason, PricingServiceService, type PriceRequest } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
-import { service as healthService } from 'grpc-health-check';
-import { REPO_ROOT } from '../../../test/support/paths';
-import { startService, type ServiceProcess } from '../../../test/support/processes';
+import { healthStatus } from '../../../test/support/health';
+import { runToExit, startService, type ServiceProcess } from '../../../test/support/processes';
 import { PRICING_HEALTH_NAME } from '../src/server';
 
 const ENTRY = 'services/pricing/src/main.ts';
 
-type HealthClient = InstanceType<ReturnType<typeof makeGenericClientConstructor>> & {
-  check(request: { service: string }, callback: (error: Error | null, response?: { status: string }) => void): void;
-};
-
-function healthStatus(address: string, service: string): Promise<string> {
-  const Client = makeGenericClientConstructor(healthService, 'Health');
-  const client = new Client(address, credentials.createInsecure()) as HealthClient;
-  return new Promise<string>((resolve, reject) =>
-    client.check({ service }, (error, response) => (error ? reject(error) : resolve(response?.status ?? 'missing'))),
-  ).finally(() => client.close());
-}
-
-/** Runs the entry to its exit; for processes expected to refuse to start. */
-function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, ENTRY)],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
-    );
-  });
-}
 
 const priceRequest = (overrides: Partial<PriceRequest>): PriceRequest => ({
   servedModel: 'sim-small',
@@ -140,7 +114,7 @@ describe('pricing process with a broken catalog', () => {
     plan.ceiling_tier = 'ultra';
     const path = join(folder, 'catalog.json');
     writeFileSync(path, JSON.stringify(catalog));
-    const { code, output } = await runToExit({ CATALOG_PATH: path });
+    const { code, output } = await runToExit(ENTRY, { CATALOG_PATH: path });
     expect(code).not.toBe(0);
     expect(output).toContain('plans.free.ceiling_tier: unknown tier ultra');
     expect(output).not.toContain('"listening"');

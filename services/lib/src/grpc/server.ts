@@ -10,6 +10,7 @@ import {
 import type { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { toDomainError } from '../errors';
+import { monitorHealth, type DependencyCheck } from './health';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
 
@@ -90,5 +91,53 @@ export async function startGrpcServer({ host = '127.0.0.1', port, services, heal
           resolve();
         });
       }),
+  };
+}
+
+export interface ServiceServer {
+  grpc: RunningGrpcServer;
+  /** Stops health probing, then the server (in-flight calls finish first). */
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions<D extends UnaryServiceDefinition> {
+  definition: D;
+  handlers: UnaryHandlers<D>;
+  /** What must answer for the service to report SERVING. */
+  dependencyChecks: DependencyCheck[];
+  listen: { host: string; port: number };
+  logger: Logger;
+}
+
+/** `gateway.auth.v1.AuthService` from a method path `/gateway.auth.v1.AuthService/Authenticate`. */
+export function grpcServiceName(definition: UnaryServiceDefinition): string {
+  const path = Object.values(definition)[0]?.path ?? '';
+  return path.slice(1, path.lastIndexOf('/'));
+}
+
+/**
+ * One service on its own gRPC server, with a `grpc.health.v1` that reports
+ * its real dependency state under both the overall and the service's name.
+ */
+export async function serveService<D extends UnaryServiceDefinition>({
+  definition,
+  handlers,
+  dependencyChecks,
+  listen,
+  logger,
+}: ServeOptions<D>): Promise<ServiceServer> {
+  const monitor = monitorHealth([grpcServiceName(definition)], dependencyChecks, logger);
+  const grpc = await startGrpcServer({
+    ...listen,
+    services: [{ definition: definition as unknown as ServiceDefinition, implementation: unaryService(definition, handlers, logger) }],
+    health: monitor.health,
+  });
+  await monitor.refresh();
+  return {
+    grpc,
+    stop: async () => {
+      monitor.stop();
+      await grpc.shutdown();
+    },
   };
 }
