@@ -14,7 +14,8 @@ import { RedisRecordQueue } from '../src/queue/redis-queue';
 import { buildPayload } from '../src/recording/build';
 import { firstConnection } from '../src/redis/availability';
 import { ledgerKeys } from '../src/redis/keys';
-import { parseRequest, recordSchema } from '../src/rpc/schemas';
+import { recordSchema } from '../src/rpc/schemas';
+import { parseInput } from '@gateway/lib/validation';
 import { startRecordWriter } from '../src/writer/writer';
 import { clearRedisPrefix, eventually, ledgerDatabase, recordOf, subject, uniquePrefix } from './support/ledger';
 
@@ -228,7 +229,7 @@ describe.each([
     it('drains settled records into Postgres and acknowledges them', async () => {
       await stores.quota.rebuild(key, totals());
       const who = subject({ organizationId: key.organizationId });
-      const records = Array.from({ length: 25 }, () => parseRequest(recordSchema, recordOf(who)));
+      const records = Array.from({ length: 25 }, () => parseInput(recordSchema, recordOf(who)));
       for (const record of records) {
         await settle(null, 'spend', 100n, 10_000n, JSON.stringify(buildPayload(record, 'spend', periodOf(new Date(now)), new Date())));
       }

@@ -8,7 +8,7 @@ import { authConfigShape } from '../config';
 import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '../db';
 import { serverRegions, serverTiers } from '../db/tables/agent-instances';
 import { roles } from '../db/tables/memberships';
-import { parseInput } from '../identity/validation';
+import { parseInput } from '@gateway/lib/validation';
 import { MAX_EXPIRY_DAYS } from '../keys/expiry';
 import { DEFAULT_SCOPES, VALID_SCOPES } from '../keys/scopes';
 import {

@@ -9,7 +9,8 @@ import { MAX_PASSWORD_LENGTH, dummyPasswordHash } from './passwords';
 import { revokeSessionOf, rotateRefreshToken } from './refresh-tokens';
 import { SESSION_EXPIRED_MESSAGE, openSession } from './session';
 import { loadUser } from './users';
-import { emailSchema, parseInput } from './validation';
+import { parseInput } from '@gateway/lib/validation';
+import { emailSchema } from './validation';
 
 const loginRequest = z.object({
   email: emailSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseInput, protoFieldName, type FieldNamer } from '../identity/validation';
+import { parseInput, protoFieldName, type FieldNamer } from '@gateway/lib/validation';
 
 /** Problems are reported on the request's own field: `scopes`, not `scopes.names`. */
 const topLevelField: FieldNamer = (key) => protoFieldName(key.split('.')[0] ?? key);

@@ -6,7 +6,8 @@ import { outageLog } from '../outage-log';
 import { checkQuota, currentQuota } from '../quota/check';
 import { recordRequest } from '../recording/record';
 import { toProtoQuota } from './quota-state';
-import { checkQuotaSchema, getQuotaSchema, parseRequest, recordSchema } from './schemas';
+import { checkQuotaSchema, getQuotaSchema, recordSchema } from './schemas';
+import { parseInput } from '@gateway/lib/validation';
 
 /** The three RPCs: validate, run the logic, shape the answer. */
 export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): UnaryHandlers<typeof LedgerServiceService> {
@@ -26,17 +27,17 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
   };
   return {
     checkQuota: async (request) => {
-      const decision = await watched(checkQuota(deps, parseRequest(checkQuotaSchema, request), holdTtlMs));
+      const decision = await watched(checkQuota(deps, parseInput(checkQuotaSchema, request), holdTtlMs));
       return decision.allowed
         ? { allowed: true, quota: toProtoQuota(decision.quota), retryAfterSeconds: 0, reservationId: decision.reservationId }
         : { allowed: false, quota: toProtoQuota(decision.quota), retryAfterSeconds: decision.retryAfterSeconds, reservationId: '' };
     },
     record: async (request) => {
-      const result = await recordRequest(deps, parseRequest(recordSchema, request), recordOutage);
+      const result = await recordRequest(deps, parseInput(recordSchema, request), recordOutage);
       return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
     },
     getQuota: async (request) => {
-      const { subject } = parseRequest(getQuotaSchema, request);
+      const { subject } = parseInput(getQuotaSchema, request);
       return { quota: toProtoQuota(await watched(currentQuota(deps, subject))) };
     },
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, errorMapping } from '@gateway/lib/errors';
+import { errorMapping } from '@gateway/lib/errors';
 import { principals } from '../db/tables/traces';
 import type { MeteredSubject } from '../quota/meter';
 import { isPeriodKey } from '../quota/period';
@@ -102,16 +102,3 @@ export const recordSchema = z
     message: 'belongs to another request_id',
   });
 export type ValidRecord = z.infer<typeof recordSchema>;
-
-function snakeCase(segment: PropertyKey): string {
-  return String(segment).replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
-/** Parses a request or throws the validation error of its first problem. */
-export function parseRequest<Schema extends z.ZodType>(schema: Schema, request: unknown): z.infer<Schema> {
-  const result = schema.safeParse(request);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue ? issue.path.map(snakeCase).join('.') : '';
-  throw new DomainError('validation', `${field || 'request'}: ${issue?.message ?? 'is invalid'}`, field ? { field } : {});
-}

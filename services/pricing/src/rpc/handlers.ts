@@ -1,6 +1,6 @@
-import { DomainError } from '@gateway/lib/errors';
 import type { UnaryHandlers } from '@gateway/lib/grpc';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { parseInput } from '@gateway/lib/validation';
 import { z } from 'zod';
 import type { PricingDeps } from '../deps';
 import { MAX_TOKENS } from '../pricing/cost';
@@ -23,15 +23,6 @@ const priceRequestSchema = z.object({
   tier: z.string(),
 });
 
-/** A bad field is a `validation` error naming it as the proto does (`input_tokens`). */
-function parsePrice(request: unknown): z.output<typeof priceRequestSchema> {
-  const result = priceRequestSchema.safeParse(request);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = String(issue?.path[0] ?? 'request').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-  throw new DomainError('validation', `${field}: ${issue?.message ?? 'is invalid'}`, { field });
-}
-
 const BASELINE_REASONS: Record<BaselineReasonName, BaselineReason> = {
   named: BaselineReason.BASELINE_REASON_NAMED,
   plan_ceiling: BaselineReason.BASELINE_REASON_PLAN_CEILING,
@@ -43,7 +34,7 @@ export function pricingHandlers({ catalog }: PricingDeps): PricingHandlers {
   const models = listModels(catalog);
   return {
     price: async (request) => {
-      const result = priceRequest(catalog, parsePrice(request));
+      const result = priceRequest(catalog, parseInput(priceRequestSchema, request));
       return {
         priced: result.priced,
         costMicros: result.costMicros.toString(),

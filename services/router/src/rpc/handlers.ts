@@ -1,6 +1,6 @@
-import { DomainError } from '@gateway/lib/errors';
 import type { UnaryHandlers } from '@gateway/lib/grpc';
 import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
+import { parseInput } from '@gateway/lib/validation';
 import { z } from 'zod';
 import type { RouterDeps } from '../deps';
 import { createRouter } from '../routing/router';
@@ -21,22 +21,13 @@ const routeRequestSchema = z.object({
   parameters: z.array(z.string()),
 });
 
-/** A bad field is a `validation` error naming it as the proto does (`tool_count`). */
-function parseRoute(request: unknown): z.output<typeof routeRequestSchema> {
-  const result = routeRequestSchema.safeParse(request);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = String(issue?.path[0] ?? 'request').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-  throw new DomainError('validation', `${field}: ${issue?.message ?? 'is invalid'}`, { field });
-}
-
 type RouterHandlers = UnaryHandlers<typeof RouterServiceService>;
 
 export function routerHandlers({ catalog, logger }: RouterDeps): RouterHandlers {
   const router = createRouter(catalog);
   return {
     route: async (request) => {
-      const fields = parseRoute(request);
+      const fields = parseInput(routeRequestSchema, request);
       const decision = router.route({ ...fields, messages: request.messages });
       if (logger.isLevelEnabled('debug')) {
         logger.debug({ model: decision.model.id, tier: decision.tier, complexity: decision.complexity, reason: decision.reason }, 'routed');
