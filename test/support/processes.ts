@@ -34,7 +34,7 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-export async function startService({ name, entry, env, readyTimeoutMs = 20_000 }: StartOptions): Promise<ServiceProcess> {
+export async function startService({ name, entry, env, readyTimeoutMs = 60_000 }: StartOptions): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...env },

@@ -18,6 +18,8 @@ export interface StackOptions {
   ports?: Partial<Record<ServiceName, number>>;
   /** A catalog file other than the shipped one (tests use small allowances). */
   catalogPath?: string;
+  /** How long each process may take to report `listening` (startService's default when absent). */
+  readyTimeoutMs?: number;
   /** Shared secrets; generated when absent. */
   accessTokenSecret?: string;
   secretsKey?: string;
@@ -63,9 +65,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const environments = {} as Record<ServiceName, Record<string, string>>;
   const services = {} as Record<ServiceName, ServiceProcess>;
 
+  // Every start in progress, so a failed start can wait for the others before ending them all.
+  const starting: Array<Promise<ServiceProcess>> = [];
   const start = async (name: ServiceName, env: Record<string, string>) => {
     environments[name] = { ...common, PORT: String(options.ports?.[name] ?? 0), ...env, ...options.serviceEnv?.[name] };
-    services[name] = await startService({ name, entry: entries[name], env: environments[name] });
+    const started = startService({ name, entry: entries[name], env: environments[name], readyTimeoutMs: options.readyTimeoutMs });
+    starting.push(started);
+    services[name] = await started;
     return services[name];
   };
   const stopAll = () => Promise.all(Object.values(services).map((service) => service.stop()));
@@ -112,12 +118,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       restart: async (name) => {
         // Same port as before, so the other services' addresses stay right.
         const env = { ...environments[name], PORT: String(services[name].port) };
-        services[name] = await startService({ name, entry: entries[name], env });
+        services[name] = await startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs });
         return services[name];
       },
       stop: async () => void (await stopAll()),
     };
   } catch (error) {
+    // One service failed; the others may still be starting and would be left running.
+    await Promise.allSettled(starting);
     await Promise.all(Object.values(services).map((service) => service.kill()));
     throw error;
   }

@@ -17,6 +17,11 @@ function writeTestCatalog(): string {
     monthly_allowance_usd: '0.000300',
     byok_requests_per_month: 2,
   };
+  catalog.plans.e2e_concurrency = {
+    ...simulated,
+    description: 'Test plan: a spend allowance of ten small reservations, for simultaneous requests.',
+    monthly_allowance_usd: '0.000100',
+  };
   catalog.plans.e2e_legacy = {
     ...simulated,
     description: 'Test plan: the older messages-per-month meter.',

@@ -5,7 +5,7 @@ import { requestIdOf } from '../http/locals';
 import type { ProviderRequest } from '../provider';
 import { checkQuota, priceCall, quotaExhausted, recordCall, type QuotaOutcome } from './backends';
 import type { GatewayDeps } from './deps';
-import { gatewayHeaders, type HeaderFacts } from './headers';
+import { gatewayHeaders, writeGatewayHeaders, type HeaderFacts } from './headers';
 import { authenticateGatewayCall, modeName, principalName, requireScope, subjectOf } from './principal';
 import { providerKeyFor } from './provider-keys';
 import { parseChatCompletionBody, type ChatCompletionBody } from './request';
@@ -21,12 +21,12 @@ import { traceRecord, type CallSummary } from './trace-record';
  */
 export function chatCompletions(deps: GatewayDeps): RequestHandler {
   return async (req, res) => {
+    // The empty header set is already on the response (presetGatewayHeaders); it fills in as facts arrive.
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
-    res.set(gatewayHeaders(facts));
     const principal = await authenticateGatewayCall(deps.auth, req);
     facts.principal = principalName(principal);
     facts.mode = modeName(principal);
-    res.set(gatewayHeaders(facts));
+    writeGatewayHeaders(res, gatewayHeaders(facts));
     await servePrincipal(deps, req, res, principal, facts);
   };
 }
@@ -66,7 +66,7 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
     }
     if (routed.status === 'rejected') throw routed.reason;
     facts.route = routeFactsOf(routed.value);
-    res.set(gatewayHeaders(facts));
+    writeGatewayHeaders(res, gatewayHeaders(facts));
     if (quotaOutcome.kind === 'checked' && !quotaOutcome.allowed) throw quotaExhausted(quotaOutcome.retryAfterSeconds);
 
     const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, startedAt, startedMs };
@@ -105,7 +105,7 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
       );
       facts.metered = outcome.metered;
       facts.quota = outcome.quota ?? facts.quota;
-      res.set(gatewayHeaders(facts));
+      writeGatewayHeaders(res, gatewayHeaders(facts));
     }
     throw error;
   }
@@ -114,7 +114,7 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
 async function completeJson(call: GatewayCall, upstream: ProviderRequest): Promise<void> {
   const answer = await call.deps.provider.complete(upstream);
   await settle(call, answer.usage ?? NO_USAGE, 200);
-  call.res.set(gatewayHeaders(call.facts));
+  writeGatewayHeaders(call.res, gatewayHeaders(call.facts));
   call.res.status(200).json(answer.json);
 }
 

@@ -42,10 +42,17 @@ const METER_NAMES: Partial<Record<Meter, string>> = {
   [Meter.METER_LEGACY]: 'legacy',
 };
 
-/** Headers that a streamed response can only know at its end: sent as HTTP trailers. */
+/**
+ * Headers that a streamed response can only know at its end (everything the
+ * price and the ledger record decide): sent as HTTP trailers, never as
+ * placeholder headers before the first byte.
+ */
 export const TRAILER_HEADERS = [
   'x-service-cost-usd',
   'x-service-savings-usd',
+  'x-service-savings-pct',
+  'x-service-baseline-model',
+  'x-service-baseline-reason',
   'x-service-baseline-usd',
   'x-service-priced',
   'x-service-metered',
@@ -61,13 +68,8 @@ export function routeHeaders(facts: HeaderFacts): Record<string, string> {
     'x-service-routed': route ? String(route.routed) : '',
     'x-service-mode': facts.mode ?? '',
     'x-service-principal': facts.principal ?? '',
-    'x-service-savings-pct': facts.price ? String(facts.price.savingsEstimatePct) : '',
   };
   if (route && route.droppedParams.length > 0) headers['x-service-dropped-params'] = route.droppedParams.join(',');
-  if (facts.price?.baseline) {
-    headers['x-service-baseline-model'] = facts.price.baseline.model;
-    headers['x-service-baseline-reason'] = facts.price.baseline.reason;
-  }
   return { ...headers, ...quotaHeaders(facts.quota) };
 }
 
@@ -76,16 +78,40 @@ export function outcomeHeaders(facts: HeaderFacts): Record<string, string> {
   const headers: Record<string, string> = {
     'x-service-cost-usd': price?.priced ? formatUsd(price.costMicros) : '',
     'x-service-savings-usd': price?.priced && price.baseline ? formatUsd(price.savingsMicros) : '',
+    'x-service-savings-pct': price ? String(price.savingsEstimatePct) : '',
     'x-service-priced': String(price?.priced ?? false),
     'x-service-metered': String(facts.metered ?? false),
   };
-  if (price?.baseline) headers['x-service-baseline-usd'] = formatUsd(price.baseline.costMicros);
+  if (price?.baseline) {
+    headers['x-service-baseline-model'] = price.baseline.model;
+    headers['x-service-baseline-reason'] = price.baseline.reason;
+    headers['x-service-baseline-usd'] = formatUsd(price.baseline.costMicros);
+  }
   return headers;
 }
 
 /** Every header of a finished (non-streamed) response. */
 export function gatewayHeaders(facts: HeaderFacts): Record<string, string> {
   return { ...routeHeaders(facts), ...outcomeHeaders(facts) };
+}
+
+/** Where the header set is written: an express (node http) response. */
+export interface HeaderTarget {
+  getHeaderNames(): string[];
+  removeHeader(name: string): void;
+  setHeader(name: string, value: string): unknown;
+}
+
+/**
+ * Writes the header set, replacing the one an earlier step wrote: a header
+ * that no longer applies (the credits the quota check saw, used up by the
+ * time the call is recorded) must not linger next to the counters that say so.
+ */
+export function writeGatewayHeaders(res: HeaderTarget, headers: Record<string, string>): void {
+  for (const name of res.getHeaderNames()) {
+    if (name.startsWith('x-service-') && !(name in headers)) res.removeHeader(name);
+  }
+  for (const name in headers) res.setHeader(name, headers[name] ?? '');
 }
 
 export function quotaHeaders(quota: QuotaState | undefined): Record<string, string> {

@@ -3,16 +3,15 @@ import { formatUsd } from '@gateway/lib/money';
 import type { Model } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { requestIdOf } from '../http/locals';
 import type { GatewayDeps } from './deps';
-import { gatewayHeaders, type HeaderFacts } from './headers';
+import { gatewayHeaders, writeGatewayHeaders, type HeaderFacts } from './headers';
 import { authenticateGatewayCall, modeName, principalName, requireScope } from './principal';
 
 /** GET /api/gateway/v1/models: the catalog in the OpenAI list shape, plus `x_service` per model. */
 export function listModels(deps: GatewayDeps): RequestHandler {
   return async (req, res) => {
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
-    res.set(gatewayHeaders(facts));
     const principal = await authenticateGatewayCall(deps.auth, req);
-    res.set(gatewayHeaders({ ...facts, principal: principalName(principal), mode: modeName(principal) }));
+    writeGatewayHeaders(res, gatewayHeaders({ ...facts, principal: principalName(principal), mode: modeName(principal) }));
     requireScope(principal, 'inference');
     const catalog = await deps.pricing.listModels({});
     res.json({ object: 'list', data: catalog.models.map((model) => modelEntry(model, catalog.pricesAsOf)) });

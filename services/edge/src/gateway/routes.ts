@@ -1,10 +1,22 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
+import { requestIdOf } from '../http/locals';
 import { chatCompletions } from './chat';
 import type { GatewayDeps } from './deps';
+import { gatewayHeaders, writeGatewayHeaders } from './headers';
 import { listModels } from './models';
 
 /** The OpenAI-compatible surface: point the `openai` client's baseURL at `{base_url}/api/gateway/v1`. */
 export const GATEWAY_BASE_PATH = '/api/gateway/v1';
+
+/**
+ * Mounted on the gateway path before the body parser: a body refused there
+ * (not JSON, too large) never reaches a gateway handler, and its answer
+ * must still carry the whole header set.
+ */
+export const presetGatewayHeaders: RequestHandler = (_req, res, next) => {
+  writeGatewayHeaders(res, gatewayHeaders({ requestId: requestIdOf(res) }));
+  next();
+};
 
 export function registerGatewayRoutes(app: Express, deps: GatewayDeps): void {
   app.post(`${GATEWAY_BASE_PATH}/chat/completions`, chatCompletions(deps));

@@ -2,7 +2,7 @@ import { DomainError, toDomainError } from '@gateway/lib/errors';
 import { errorBody } from '../http/errors';
 import type { ProviderRequest } from '../provider';
 import { NO_USAGE, settle, type GatewayCall } from './chat';
-import { outcomeHeaders, routeHeaders, TRAILER_HEADERS, type HeaderFacts } from './headers';
+import { outcomeHeaders, routeHeaders, TRAILER_HEADERS, writeGatewayHeaders, type HeaderFacts } from './headers';
 
 /**
  * A streamed completion (DESIGN 4): what is known before the first byte goes
@@ -19,8 +19,9 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   const stream = await deps.provider.stream({ ...upstream, signal: clientGone.signal });
 
   res.status(200);
+  // Only what is known now; the outcome headers the handler wrote so far follow as trailers instead.
+  writeGatewayHeaders(res, routeHeaders(facts));
   res.set({
-    ...routeHeaders(facts),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
     trailer: TRAILER_HEADERS.join(', '),
@@ -60,6 +61,9 @@ function finalChunk(facts: HeaderFacts): Record<string, unknown> {
       cost_usd: outcome['x-service-cost-usd'] ?? '',
       savings_usd: outcome['x-service-savings-usd'] ?? '',
       baseline_usd: outcome['x-service-baseline-usd'] ?? null,
+      baseline_model: outcome['x-service-baseline-model'] ?? null,
+      baseline_reason: outcome['x-service-baseline-reason'] ?? null,
+      savings_pct: outcome['x-service-savings-pct'] ?? '',
       priced: facts.price?.priced ?? false,
       metered: facts.metered ?? false,
     },

@@ -1,0 +1,171 @@
+import './support/catalog';
+import OpenAI from 'openai';
+import { expectApiError, expectHeaderSet, failure } from './support/headers';
+import { eventually } from './support/eventually';
+import { startE2e, type E2e } from './support/harness';
+import { streamRaw } from './support/http';
+import { committedTrace } from './support/ledger';
+import { simulatorDirective, simulatorStats } from './support/simulator';
+
+/**
+ * How the gateway degrades (DESIGN 1), each backend stopped for real and
+ * restarted after: the ledger and pricing are best-effort (200, unmetered
+ * or unpriced), auth and the router are not (503, and nothing reaches the
+ * provider). Then provider failures: 5xx, 429, reset and timeout.
+ */
+jest.setTimeout(90_000);
+
+/** Small, so the timeout case takes a moment; every other answer comes well within it. */
+const PROVIDER_TIMEOUT_MS = 1500;
+
+let e2e: E2e;
+let client: OpenAI;
+let key: string;
+
+beforeAll(async () => {
+  e2e = await startE2e('e2e_degradation', { serviceEnv: { edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) } } });
+  key = (await e2e.seed({ plan: 'simulated' })).key;
+  client = e2e.client(key);
+});
+
+afterAll(() => e2e?.close());
+
+const ask = (content = 'What is a lighthouse?') => client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content }] }).withResponse();
+const chatCount = async () => (await simulatorStats(e2e.stack.simulatorUrl)).requests.chatCompletions;
+
+/** After a restart the gateway's channel reconnects on its own; the first call or two may still find it down. */
+function recovered(probe: (headers: Headers) => boolean, what: string) {
+  return eventually(async () => {
+    try {
+      const { response } = await ask();
+      return probe(response.headers) ? response.headers : undefined;
+    } catch {
+      return undefined;
+    }
+  }, what);
+}
+
+describe('with a backend down', () => {
+  it('serves unmetered while the ledger is down, and meters again once it is back', async () => {
+    await e2e.stack.services.ledger.stop();
+    try {
+      const { data, response } = await ask();
+      expect(data.choices[0]?.message.content).toEqual(expect.stringMatching(/\S/));
+      expectHeaderSet(response.headers);
+      expect({
+        metered: response.headers.get('x-service-metered'),
+        priced: response.headers.get('x-service-priced'),
+        // Without the ledger the quota is unknown, so no meter is claimed.
+        meter: response.headers.get('x-service-quota-meter'),
+      }).toEqual({ metered: 'false', priced: 'true', meter: '' });
+      expect(response.headers.get('x-service-cost-usd')).toMatch(/^\d+\.\d{6}$/);
+    } finally {
+      await e2e.restart('ledger');
+    }
+    const headers = await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
+    expect(headers.get('x-service-quota-meter')).toBe('spend');
+  });
+
+  it('serves unpriced while pricing is down, recorded as unpriced and not as free', async () => {
+    await e2e.stack.services.pricing.stop();
+    let requestId: string;
+    try {
+      const { response } = await ask();
+      expectHeaderSet(response.headers);
+      expect({
+        cost: response.headers.get('x-service-cost-usd'),
+        savings: response.headers.get('x-service-savings-usd'),
+        priced: response.headers.get('x-service-priced'),
+        metered: response.headers.get('x-service-metered'),
+        baseline: response.headers.get('x-service-baseline-model'),
+      }).toEqual({ cost: '', savings: '', priced: 'false', metered: 'true', baseline: null });
+      requestId = response.headers.get('x-service-request-id') ?? '';
+    } finally {
+      await e2e.restart('pricing');
+    }
+    expect(await committedTrace(e2e.ledger.db, requestId)).toMatchObject({ priced: false, cost_micros: null, http_status: 200 });
+    await recovered((headers) => headers.get('x-service-priced') === 'true', 'a priced call after pricing restarted');
+  });
+
+  it.each(['router', 'auth'] as const)('answers 503 internal while %s is down, and serves nothing', async (service) => {
+    const before = await chatCount();
+    await e2e.stack.services[service].stop();
+    try {
+      const { body, headers } = expectApiError(await failure(ask()), 503, 'internal');
+      expect(body.message).not.toMatch(/at .*\.ts|Error:/);
+      // Nothing was served unauthenticated or unrouted.
+      expect(headers.get('x-service-model')).toBe('');
+      expect(await chatCount()).toBe(before);
+    } finally {
+      await e2e.restart(service);
+    }
+    await recovered(() => true, `a served call after the ${service} restarted`);
+  });
+});
+
+describe('provider failures', () => {
+  it('answers an upstream 500 with 502 provider', async () => {
+    const { body, headers } = expectApiError(await failure(ask(`Hi. ${simulatorDirective({ fail: 500 })}`)), 502, 'provider');
+    expect(body.message).not.toMatch(/at .*\.ts/);
+    // The request was routed and recorded: the header set says so.
+    expect({ model: headers.get('x-service-model'), metered: headers.get('x-service-metered'), cost: headers.get('x-service-cost-usd') }).toEqual({
+      model: 'sim-small',
+      metered: 'true',
+      cost: '',
+    });
+    expect(await committedTrace(e2e.ledger.db, body.request_id)).toMatchObject({ http_status: 502, error_class: 'provider', served_model: 'sim-small' });
+  });
+
+  it('answers a reset connection with 502 provider', async () => {
+    expectApiError(await failure(ask(`Hi. ${simulatorDirective({ fail: 'reset' })}`)), 502, 'provider');
+  });
+
+  it("answers an upstream 429 with 429 provider and the provider's retry-after", async () => {
+    const { headers } = expectApiError(await failure(ask(`Hi. ${simulatorDirective({ fail: 429, 'retry-after': 7 })}`)), 429, 'provider');
+    expect(headers.get('retry-after')).toBe('7');
+  });
+
+  it('answers a provider slower than the timeout with 504 timeout', async () => {
+    const { body } = expectApiError(await failure(ask(`Hi. ${simulatorDirective({ 'latency-ms': PROVIDER_TIMEOUT_MS * 4 })}`)), 504, 'timeout');
+    expect(await committedTrace(e2e.ledger.db, body.request_id)).toMatchObject({ http_status: 504, error_class: 'timeout' });
+  });
+
+  it('answers a streamed request whose provider fails before the first byte with the same JSON error', async () => {
+    const streamed = client.chat.completions.create({
+      model: 'auto',
+      stream: true,
+      messages: [{ role: 'user', content: `Hi. ${simulatorDirective({ fail: 503 })}` }],
+    });
+    expectApiError(await failure(streamed), 502, 'provider');
+  });
+
+  it('ends a stream the provider drops midway with an error event, the x_service chunk and the trailers', async () => {
+    const body = { model: 'auto', messages: [{ role: 'user', content: `Tell me a long story. ${simulatorDirective({ fail: 'midstream' })}` }] };
+    const streamed = await streamRaw(`${e2e.gatewayUrl}/chat/completions`, { ...body, stream: true }, { authorization: `Bearer ${key}` });
+    const requestId = streamed.headers.get('x-service-request-id');
+    // Already 200: the failure can only be told inside the stream.
+    expect(streamed.status).toBe(200);
+    expect(streamed.done).toBe(true);
+    const [errorEvent, finalChunk] = streamed.events.slice(-2) as [{ error?: unknown }, { x_service?: unknown }];
+    expect(errorEvent.error).toEqual({ message: expect.any(String), type: 'provider', code: 502, request_id: requestId });
+    expect(finalChunk.x_service).toMatchObject({ request_id: requestId, metered: true });
+    expect(streamed.trailers.get('x-service-metered')).toBe('true');
+    expect(await committedTrace(e2e.ledger.db, requestId ?? '')).toMatchObject({ http_status: 502, error_class: 'provider', stream: true });
+
+    // The official client surfaces it as an error, after the chunks that did arrive.
+    const stream = await client.chat.completions.create({ ...body, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const thrown = await failure(
+      (async () => {
+        for await (const chunk of stream) void chunk;
+      })(),
+    );
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'provider', code: 502 });
+  });
+});
+
+describe('logs', () => {
+  it('hold no credential in any process, the restarted ones included', () => {
+    expect(e2e.credentialsInLogs()).toEqual([]);
+  });
+});
