@@ -7,6 +7,8 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  // Scans every process log of the run for credentials; a match fails the run.
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
   // Integration suites start real processes; two workers fit this 2-core machine.
   maxWorkers: 2,

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { TraceFlags, trace } from '@opentelemetry/api';
+import { CREDENTIAL_PATTERNS, createLogger, maskCredentials, type Logger } from './logging';
+
+const apiKey = `svc_live_${randomBytes(4).toString('hex')}${randomBytes(24).toString('hex')}`;
+const credentials = {
+  apiKey,
+  gatewayToken: `gwt_${randomBytes(24).toString('hex')}`,
+  agentSecret: `pas_${randomBytes(24).toString('hex')}`,
+  refreshToken: `rt_${randomBytes(32).toString('hex')}`,
+};
+
+/** A logger writing into memory, and every line it wrote so far. */
+function capturedLogger(): { logger: Logger; output: () => string; lines: () => Array<Record<string, unknown>> } {
+  const chunks: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ service: 'test', level: 'debug', destination });
+  const output = () => chunks.join('');
+  return {
+    logger,
+    output,
+    lines: () => output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+describe('createLogger', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('writes JSON lines with the level label, the service and the message', () => {
+    const { logger, lines } = capturedLogger();
+    logger.info({ port: 50051 }, 'listening');
+    expect(lines()).toEqual([expect.objectContaining({ level: 'info', service: 'test', port: 50051, msg: 'listening' })]);
+    expect(lines()[0]?.time).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
+  });
+
+  it('puts the active trace id and span id on the line', () => {
+    const spanContext = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.SAMPLED };
+    jest.spyOn(trace, 'getActiveSpan').mockReturnValue(trace.wrapSpanContext(spanContext));
+    const { logger, lines } = capturedLogger();
+    logger.info('inside a span');
+    expect(lines()[0]).toMatchObject({ trace_id: spanContext.traceId, span_id: spanContext.spanId });
+  });
+
+  it.each(Object.entries(credentials))('masks a %s inside the message and its format arguments', (_kind, credential) => {
+    const { logger, output } = capturedLogger();
+    logger.warn(`rejected credential ${credential} from 127.0.0.1`);
+    logger.warn('rejected credential %s', credential);
+    logger.warn({ reason: 'unknown' }, `Bearer ${credential}`);
+    expect(output()).not.toContain(credential);
+    expect(output()).toContain('[REDACTED]');
+  });
+
+  it('redacts the secret fields, at the top level and one level down', () => {
+    const { logger, output, lines } = capturedLogger();
+    const opaque = randomBytes(20).toString('base64url');
+    logger.info({
+      authorization: `Bearer ${apiKey}`,
+      api_key: apiKey,
+      password: opaque,
+      refresh_token: credentials.refreshToken,
+      body: { password: opaque, aiApiKey: `sk-${opaque}`, token: opaque },
+      skill: { config: { discord_token: opaque } },
+      req: { headers: { authorization: `Bearer ${apiKey}`, cookie: `service-access-token=${opaque}` } },
+    });
+    expect(output()).not.toContain(apiKey);
+    expect(output()).not.toContain(credentials.refreshToken);
+    expect(output()).not.toContain(opaque);
+    expect(lines()[0]).toMatchObject({
+      authorization: '[REDACTED]',
+      api_key: '[REDACTED]',
+      password: '[REDACTED]',
+      body: { password: '[REDACTED]', aiApiKey: '[REDACTED]', token: '[REDACTED]' },
+      skill: { config: '[REDACTED]' },
+      req: { headers: { authorization: '[REDACTED]', cookie: '[REDACTED]' } },
+    });
+  });
+
+  it('masks a credential anywhere else in the line: nested fields, arrays, errors, child loggers', () => {
+    const { logger, output } = capturedLogger();
+    logger.info({ detail: { note: `presented ${apiKey}` }, seen: [credentials.gatewayToken] }, 'nested');
+    logger.error({ err: new Error(`lookup failed for ${apiKey}`) }, 'rpc failed');
+    logger.error(new Error(`first argument ${credentials.agentSecret}`));
+    logger.child({ request: credentials.refreshToken }).info(`child ${apiKey}`);
+    expect(output()).not.toContain(apiKey);
+    expect(output()).not.toContain(credentials.gatewayToken);
+    expect(output()).not.toContain(credentials.agentSecret);
+    expect(output()).not.toContain(credentials.refreshToken);
+    expect(output().match(/\[REDACTED\]/g)?.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('keeps the non-secret 17-character prefix readable', () => {
+    const { logger, output } = capturedLogger();
+    logger.info({ prefix: apiKey.slice(0, 17) }, 'key revoked');
+    expect(output()).toContain(apiKey.slice(0, 17));
+  });
+});
+
+describe('maskCredentials', () => {
+  it('masks every issued credential shape and leaves other text alone', () => {
+    const text = `a ${Object.values(credentials).join(' b ')} c`;
+    expect(maskCredentials(text)).toBe('a [REDACTED] b [REDACTED] b [REDACTED] b [REDACTED] c');
+    expect(maskCredentials('svc_test_short and sk-not-ours')).toBe('svc_test_short and sk-not-ours');
+  });
+
+  it('has one pattern per credential kind', () => {
+    for (const credential of Object.values(credentials)) {
+      expect(CREDENTIAL_PATTERNS.filter((pattern) => new RegExp(pattern.source).test(credential))).toHaveLength(1);
+    }
+  });
+});
