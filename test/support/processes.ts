@@ -27,6 +27,8 @@ export interface StartOptions {
   entry: string;
   env: Record<string, string>;
   readyTimeoutMs?: number;
+  /** Extra options for node itself, e.g. `--cpu-prof` to profile a service under load. */
+  nodeArgs?: readonly string[];
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -34,8 +36,8 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-export async function startService({ name, entry, env, readyTimeoutMs = 60_000 }: StartOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, entry)], {
+export async function startService({ name, entry, env, readyTimeoutMs = 60_000, nodeArgs = [] }: StartOptions): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,6 +20,8 @@ export interface StackOptions {
   catalogPath?: string;
   /** How long each process may take to report `listening` (startService's default when absent). */
   readyTimeoutMs?: number;
+  /** Extra node options for one service (profiling). */
+  nodeArgs?: Partial<Record<ServiceName, readonly string[]>>;
   /** Shared secrets; generated when absent. */
   accessTokenSecret?: string;
   secretsKey?: string;
@@ -69,7 +71,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const starting: Array<Promise<ServiceProcess>> = [];
   const start = async (name: ServiceName, env: Record<string, string>) => {
     environments[name] = { ...common, PORT: String(options.ports?.[name] ?? 0), ...env, ...options.serviceEnv?.[name] };
-    const started = startService({ name, entry: entries[name], env: environments[name], readyTimeoutMs: options.readyTimeoutMs });
+    const started = startService({ name, entry: entries[name], env: environments[name], readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
     starting.push(started);
     services[name] = await started;
     return services[name];
@@ -118,7 +120,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       restart: async (name) => {
         // Same port as before, so the other services' addresses stay right.
         const env = { ...environments[name], PORT: String(services[name].port) };
-        services[name] = await startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs });
+        services[name] = await startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
         return services[name];
       },
       stop: async () => void (await stopAll()),
