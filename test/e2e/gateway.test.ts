@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import { expectHeaderSet, STREAM_TRAILER_HEADERS, usdHeader } from './support/headers';
 import { startE2e, type Caller, type E2e } from './support/harness';
 import { streamRaw } from './support/http';
+import { eventually } from './support/eventually';
 import { costOf } from './support/prices';
 import { startUpstreamRecorder, type UpstreamRecorder } from './support/upstream-recorder';
 
@@ -282,6 +283,27 @@ describe('the model catalog', () => {
 });
 
 describe('logs', () => {
+  it('carry the request id into the backends, with no trace exporter configured', async () => {
+    // A rejected key is logged by auth (at info, with its internal reason): the line carries the edge's request id.
+    const response = await fetch(`${e2e.gatewayUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer svc_test_${'0'.repeat(56)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'auto', messages: hello }),
+    });
+    const requestId = response.headers.get('x-service-request-id') ?? '';
+    expect(response.status).toBe(401);
+    expect(requestId).toMatch(/^[0-9a-f]{32}$/);
+    expect(requestId).not.toBe('0'.repeat(32));
+    const authLines = () =>
+      e2e.stack.services.auth
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes(requestId))
+        .map((line) => JSON.parse(line) as { trace_id?: string; msg?: string; reason?: string });
+    await eventually(async () => (authLines().length > 0 ? true : undefined), 'the auth log line of the rejected key');
+    expect(authLines()).toEqual([expect.objectContaining({ trace_id: requestId, msg: 'rpc rejected', reason: expect.stringMatching(/unknown api key/) })]);
+  });
+
   it('hold no credential in any process', () => {
     expect(e2e.credentialsInLogs([caller.key, e2e.stack.managedProviderKey])).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /**
  * Starts OpenTelemetry. Must run before the modules it instruments (grpc-js,
@@ -42,6 +42,11 @@ function isGrpcMetadata(carrier: unknown): boolean {
 
 export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOptions): Telemetry {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  // With nothing to export spans to, recording them would only cost time on
+  // every call: they stay non-recording, which still gives every request its
+  // trace id (the request id) and still propagates it. Otherwise the standard
+  // OTEL_TRACES_SAMPLER variables decide (default: record every trace).
+  const recording = exporting || spanProcessors.length > 0 || process.env.OTEL_TRACES_SAMPLER !== undefined;
   // Metrics and logs leave through Prometheus and stdout; only traces use OTLP.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
@@ -51,6 +56,7 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
     textMapPropagator: new InternalTraceContextPropagator(),
+    ...(recording ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
