@@ -10,7 +10,8 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './suppo
  * OTLP/HTTP to a receiver run by this suite, and the spans of edge, auth,
  * router, pricing and ledger for a call all carry the trace id the client
  * got as x-service-request-id. A traceparent sent by the client is kept as
- * a link, never adopted as the request id.
+ * a link, never adopted as the request id. A key's repeat calls within the
+ * principal cache's TTL are vouched for by edge's cache, without auth.
  */
 jest.setTimeout(90_000);
 
@@ -37,22 +38,22 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** Spans arrive in batches from six processes: a trace is whole once its root and every parent are in. */
-function isWhole(spans: ReceivedSpan[]): boolean {
+/** Spans arrive in batches from six processes: a trace is whole once every service, its root and every parent are in. */
+function isWhole(spans: ReceivedSpan[], expected: readonly string[]): boolean {
   const ids = new Set(spans.map((span) => span.spanId));
   const services = new Set(spans.map((span) => span.service));
   return (
-    TRACED_SERVICES.every((service) => services.has(service)) &&
+    expected.every((service) => services.has(service)) &&
     spans.some((span) => span.parentSpanId === '') &&
     spans.every((span) => span.parentSpanId === '' || ids.has(span.parentSpanId))
   );
 }
 
 /** The spans of one trace once it is whole, or, if it never becomes whole, what arrived (for the assertions to show). */
-async function traceSpans(traceId: string): Promise<ReceivedSpan[]> {
+async function traceSpans(traceId: string, expected: readonly string[] = TRACED_SERVICES): Promise<ReceivedSpan[]> {
   const spansOf = () => receiver.spans().filter((span) => span.traceId === traceId);
   try {
-    return await eventually(async () => (isWhole(spansOf()) ? spansOf() : undefined), `the whole trace ${traceId}`);
+    return await eventually(async () => (isWhole(spansOf(), expected) ? spansOf() : undefined), `the whole trace ${traceId}`);
   } catch {
     return spansOf();
   }
@@ -82,11 +83,21 @@ describe('one request, one trace', () => {
     );
   });
 
+  it('leaves auth out of a repeat call, vouched for by edge from its cache', async () => {
+    const ask = () => e2e.client(caller.key).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Again.' }] }).withResponse();
+    await ask();
+    const { response } = await ask();
+    const spans = await traceSpans(response.headers.get('x-service-request-id') ?? '', ['edge', 'router', 'pricing', 'ledger']);
+    expect(new Set(spans.map((span) => span.service))).toEqual(new Set(['edge', 'router', 'pricing', 'ledger']));
+  });
+
   it("starts a new trace for a client's traceparent, keeping it as a link", async () => {
     const callerTraceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
+    // A key of its own: its first call is verified by auth, so the trace holds every service.
+    const { key } = await e2e.seed({ plan: 'simulated' });
     const { response } = await e2e
-      .client(caller.key)
+      .client(key)
       .chat.completions.create(
         { model: 'auto', messages: [{ role: 'user', content: 'Trace me too.' }] },
         { headers: { traceparent: `00-${callerTraceId}-${callerSpanId}-01` } },
@@ -104,10 +115,12 @@ describe('one request, one trace', () => {
   });
 
   it('exports no credential in any span', async () => {
-    const { response } = await e2e.client(caller.key).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Secret?' }] }).withResponse();
+    const { key } = await e2e.seed({ plan: 'simulated' });
+    const { response } = await e2e.client(key).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Secret?' }] }).withResponse();
     await traceSpans(response.headers.get('x-service-request-id') ?? '');
     const exported = receiver.payloads().join('\n');
     expect(findCredentials(exported)).toEqual([]);
+    expect(exported.includes(key)).toBe(false);
     expect(exported.includes(caller.key)).toBe(false);
     expect(exported.includes(e2e.stack.managedProviderKey)).toBe(false);
   });

@@ -40,9 +40,12 @@ export interface Stack {
   ledgerKeyPrefix: string;
   /** The key every managed call goes out with (the simulator accepts any). */
   managedProviderKey: string;
+  /** Every process of the stack, extra replicas included. */
   processes(): ServiceProcess[];
   /** Restarts one service with the same environment (after stop or kill). */
   restart(name: ServiceName): Promise<ServiceProcess>;
+  /** Starts one more replica of a service, with the same environment on a port of its own. */
+  addReplica(name: ServiceName): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -62,21 +65,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const accessTokenSecret = options.accessTokenSecret ?? randomBytes(32).toString('hex');
   const secretsKey = options.secretsKey ?? randomBytes(32).toString('hex');
   const ledgerKeyPrefix = `ledger-${randomBytes(4).toString('hex')}`;
+  // Auth and edge of this stack only: invalidations of another stack on the same Redis never reach them.
+  const principalEventsPrefix = `gateway-${randomBytes(4).toString('hex')}`;
   const managedProviderKey = `sim-managed-${randomBytes(8).toString('hex')}`;
   const common = { ...options.env, ...(options.catalogPath ? { CATALOG_PATH: options.catalogPath } : {}) };
   const environments = {} as Record<ServiceName, Record<string, string>>;
   const services = {} as Record<ServiceName, ServiceProcess>;
+  const replicas: ServiceProcess[] = [];
 
   // Every start in progress, so a failed start can wait for the others before ending them all.
   const starting: Array<Promise<ServiceProcess>> = [];
   const start = async (name: ServiceName, env: Record<string, string>) => {
     environments[name] = { ...common, PORT: String(options.ports?.[name] ?? 0), ...env, ...options.serviceEnv?.[name] };
-    const started = startService({ name, entry: entries[name], env: environments[name], readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
+    const started = launch(name, environments[name]);
     starting.push(started);
     services[name] = await started;
     return services[name];
   };
-  const stopAll = () => Promise.all(Object.values(services).map((service) => service.stop()));
+  const stopAll = () => Promise.all([...replicas, ...Object.values(services)].map((service) => service.stop()));
+  const launch = (name: ServiceName, env: Record<string, string>) =>
+    startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
 
   try {
     const [simulator, router, pricing, ledger, auth] = await Promise.all([
@@ -92,6 +100,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       start('auth', {
         DATABASE_URL: options.databaseUrl,
         REDIS_URL: options.redisUrl,
+        PRINCIPAL_EVENTS_PREFIX: principalEventsPrefix,
         ACCESS_TOKEN_SECRET: accessTokenSecret,
         SECRETS_KEY: secretsKey,
         MIGRATE_ON_START: 'true',
@@ -103,6 +112,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ROUTER_ADDRESS: router.address,
       PRICING_ADDRESS: pricing.address,
       LEDGER_ADDRESS: ledger.address,
+      REDIS_URL: options.redisUrl,
+      PRINCIPAL_EVENTS_PREFIX: principalEventsPrefix,
       ACCESS_TOKEN_SECRET: accessTokenSecret,
       SECRETS_KEY: secretsKey,
       UPSTREAM_BASE_URL: `${simulatorUrl}/v1`,
@@ -116,12 +127,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       secretsKey,
       ledgerKeyPrefix,
       managedProviderKey,
-      processes: () => Object.values(services),
+      processes: () => [...Object.values(services), ...replicas],
       restart: async (name) => {
         // Same port as before, so the other services' addresses stay right.
-        const env = { ...environments[name], PORT: String(services[name].port) };
-        services[name] = await startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
+        services[name] = await launch(name, { ...environments[name], PORT: String(services[name].port) });
         return services[name];
+      },
+      addReplica: async (name) => {
+        const replica = await launch(name, { ...environments[name], PORT: '0' });
+        replicas.push(replica);
+        return replica;
       },
       stop: async () => void (await stopAll()),
     };

@@ -21,6 +21,10 @@ export const authConfigShape = {
   LOGIN_MAX_FAILURES_PER_ACCOUNT: env.positiveInt(5),
   LOGIN_MAX_FAILURES_PER_SOURCE: env.positiveInt(20),
   LOGIN_THROTTLE_WINDOW_SECONDS: env.positiveInt(900),
+  /** Namespace of the Redis channels that carry principal invalidations to edge (shared with edge). */
+  PRINCIPAL_EVENTS_PREFIX: z.string().min(1).default('gateway'),
+  /** Longest wait for every edge replica to acknowledge an invalidation before a revoke or edit returns. */
+  PRINCIPAL_INVALIDATION_TIMEOUT_MS: env.positiveInt(1000),
   /** Apply pending migrations at start (the local stack and tests); deploy runs them as an init step. */
   MIGRATE_ON_START: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 };

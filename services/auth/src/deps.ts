@@ -3,6 +3,7 @@ import type { Logger } from '@gateway/lib/logging';
 import type { AuthSettings } from './config';
 import type { AuthDatabase } from './db/schema';
 import type { AttemptThrottle } from './identity/throttle';
+import type { PrincipalInvalidator } from './invalidation/invalidator';
 
 /**
  * Everything the auth logic depends on, passed in: real Postgres and Redis
@@ -11,6 +12,8 @@ import type { AttemptThrottle } from './identity/throttle';
 export interface AuthDeps {
   db: Kysely<AuthDatabase>;
   throttle: AttemptThrottle;
+  /** Tells edge replicas when what a credential grants has changed. */
+  invalidator: PrincipalInvalidator;
   settings: AuthSettings;
   logger: Logger;
 }

@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { AUTH_SCHEMA, authMigrations } = await import('./db');
   const { RedisAttemptThrottle } = await import('./identity/throttle');
+  const { createRedisInvalidator } = await import('./invalidation/invalidator');
+  const { principalInvalidationChannels } = await import('@gateway/lib/principal-invalidation');
   const { startAuthServer } = await import('./server');
 
   const logger = createLogger({ service: 'auth', level: config.LOG_LEVEL });
@@ -26,8 +28,15 @@ async function main(): Promise<void> {
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
   const redis = createRedis(config.REDIS_URL);
+  const invalidator = createRedisInvalidator({
+    publisher: redis,
+    subscriber: createRedis(config.REDIS_URL, { name: 'auth-invalidation-acks' }),
+    channels: principalInvalidationChannels(config.PRINCIPAL_EVENTS_PREFIX),
+    timeoutMs: config.PRINCIPAL_INVALIDATION_TIMEOUT_MS,
+    logger,
+  });
   const server = await startAuthServer(
-    { db: database.db, throttle: new RedisAttemptThrottle(redis), settings: settingsFrom(config), logger },
+    { db: database.db, throttle: new RedisAttemptThrottle(redis), invalidator, settings: settingsFrom(config), logger },
     { host: config.HOST, port: config.PORT },
     [
       { name: 'postgres', check: () => pingDatabase(database.db) },
@@ -37,6 +46,7 @@ async function main(): Promise<void> {
   // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
   drainOnSignal(logger, async () => {
     await server.stop();
+    invalidator.close();
     redis.disconnect();
     await database.destroy();
     await telemetry.shutdown();

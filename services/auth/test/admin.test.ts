@@ -3,7 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { decryptSecret } from '@gateway/lib/cipher';
 import { connectDatabase, type Database } from '@gateway/lib/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { principalInvalidationChannels } from '@gateway/lib/principal-invalidation';
+import { createRedis } from '@gateway/lib/redis';
+import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../../test/support/databases';
 import { REPO_ROOT } from '../../../test/support/paths';
 import { findCredentials } from '../../../test/support/secrets-scan';
 import { addMember, createAgent, createUser } from '../src/admin/commands';
@@ -256,6 +258,39 @@ describe('admin command line', () => {
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('not found');
     noStackTrace(again.stderr);
+  });
+
+  it('tells edge replicas at once when an agent record changes, given Redis; else says when they will know', async () => {
+    const { organization } = acme;
+    const prefix = `admin-test-${randomBytes(4).toString('hex')}`;
+    const channels = principalInvalidationChannels(prefix);
+    // A stand-in for one edge replica: hears the invalidation and acknowledges it.
+    const replica = createRedis(testRedisUrl());
+    const acknowledger = createRedis(testRedisUrl());
+    const heard: unknown[] = [];
+    replica.on('message', (_channel: string, text: string) => {
+      const invalidation = JSON.parse(text) as { id: string; organizationId: string };
+      heard.push(invalidation.organizationId);
+      void acknowledger.publish(channels.acknowledgements, JSON.stringify({ id: invalidation.id, replica: 'edge-under-test' }));
+    });
+    await replica.subscribe(channels.invalidations);
+    try {
+      const agent = await createAgent(inspect.db, { org: organization.id });
+      const env = { REDIS_URL: testRedisUrl(), PRINCIPAL_EVENTS_PREFIX: prefix };
+      const token = await admin(['issue-gateway-token', '--agent', agent.id], { env });
+      expect(token.status).toBe(0);
+      await ok(['delete-agent', '--org', organization.id, '--agent', agent.id], { env });
+      expect(heard).toEqual([organization.id, organization.id]);
+
+      const withoutRedis = await createAgent(inspect.db, { org: organization.id });
+      const run = await admin(['delete-agent', '--org', organization.id, '--agent', withoutRedis.id]);
+      expect(run.status).toBe(0);
+      expect(run.stderr).toContain('PRINCIPAL_CACHE_TTL_MS');
+      expect(heard).toHaveLength(2);
+    } finally {
+      replica.disconnect();
+      acknowledger.disconnect();
+    }
   });
 
   it('refuses an API key for a member who is not an owner or admin', async () => {

@@ -60,6 +60,13 @@ export const edgeConfigShape = {
     }),
   /** The ledger record is best-effort: past this the response goes out with x-service-metered: false. */
   RECORD_DEADLINE_MS: env.positiveInt(250),
+  /** Carries auth's principal invalidations; without it every gateway call is verified by auth. */
+  REDIS_URL: env.optionalUrl(),
+  /** How long a verified credential is reused (needs REDIS_URL); 0 verifies every call with auth. */
+  PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
+  PRINCIPAL_CACHE_MAX_ENTRIES: env.positiveInt(10_000),
+  /** Namespace of the invalidation channels; auth's PRINCIPAL_EVENTS_PREFIX. */
+  PRINCIPAL_EVENTS_PREFIX: z.string().min(1).default('gateway'),
   ...providerConfigShape,
 };
 

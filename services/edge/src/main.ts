@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const { grpcHealthProbe } = await import('./health/grpc-health');
   const { createProviderClient, providerTimeoutsFrom } = await import('./provider');
   const { createEdgeApp } = await import('./server');
+  const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
 
   const logger = createLogger({ service: 'edge', level: config.LOG_LEVEL });
   const auth = createPromiseClient(AuthServiceService, {
@@ -38,18 +39,20 @@ async function main(): Promise<void> {
     grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS),
     grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
   ];
+  const principals = startPrincipalCache(config, logger);
   const edge = createEdgeApp({
     auth,
     readiness,
     settings: settingsFrom(config),
     logger,
-    gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog) },
+    gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
   });
   const port = await edge.start({ host: config.HOST, port: config.PORT });
 
   // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
   drainOnSignal(logger, async () => {
     await edge.stop();
+    principals?.close();
     await provider.close();
     for (const closable of [auth, router, pricing, ledger, ...readiness]) closable.close();
     await telemetry.shutdown();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db';
 import { startAuthServer } from '@gateway/auth/server';
+import { noInvalidation } from '@gateway/auth/invalidation';
 import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
 import { gatewaySettingsFrom } from '@gateway/edge/config';
 import { createProviderClient } from '@gateway/edge/provider';
@@ -59,6 +60,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       {
         db: authDb.db,
         throttle: new MemoryAttemptThrottle(),
+        // One process, one edge, and it keeps no verified principals: nothing to tell.
+        invalidator: noInvalidation,
         settings: {
           keyEnvironment: 'test',
           accessTokenSecret: secrets.accessTokenSecret,

@@ -6,8 +6,10 @@ export type { Redis } from 'ioredis';
  * A Redis client that fails fast instead of queueing commands while the
  * server is away: callers decide how to degrade, nothing hangs.
  */
-export function createRedis(url: string): Redis {
+export function createRedis(url: string, { name }: { name?: string } = {}): Redis {
   return new Redis(url, {
+    // Shown by CLIENT LIST, to tell which service and role a connection is.
+    ...(name ? { connectionName: name } : {}),
     maxRetriesPerRequest: 1,
     enableOfflineQueue: true,
     connectTimeout: 2000,

@@ -4,7 +4,11 @@ import { connectDatabase, migrateToLatest } from '@gateway/lib/db';
 import { DomainError } from '@gateway/lib/errors';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { createLogger } from '@gateway/lib/logging';
+import { principalInvalidationChannels } from '@gateway/lib/principal-invalidation';
+import { createRedis } from '@gateway/lib/redis';
 import { authConfigShape } from '../config';
+import { createRedisInvalidator } from '../invalidation/invalidator';
 import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '../db';
 import { serverRegions, serverTiers } from '../db/tables/agent-instances';
 import { roles } from '../db/tables/memberships';
@@ -44,6 +48,10 @@ const configShape = {
   DATABASE_URL: authConfigShape.DATABASE_URL,
   SECRETS_KEY: authConfigShape.SECRETS_KEY.optional(),
   KEY_ENVIRONMENT: env.keyEnvironment(),
+  /** With it, a command that changes what existing credentials grant tells edge replicas at once. */
+  REDIS_URL: env.optionalUrl(),
+  PRINCIPAL_EVENTS_PREFIX: authConfigShape.PRINCIPAL_EVENTS_PREFIX,
+  PRINCIPAL_INVALIDATION_TIMEOUT_MS: authConfigShape.PRINCIPAL_INVALIDATION_TIMEOUT_MS,
 };
 type AdminConfig = z.infer<z.ZodObject<typeof configShape>>;
 
@@ -62,6 +70,8 @@ interface Command<Input extends z.ZodType = z.ZodType> {
   run(db: Kysely<AuthDatabase>, config: AdminConfig, input: z.output<Input>): Promise<unknown>;
   /** The result holds a credential that is shown this once. */
   printsCredential?: true;
+  /** The organization whose existing credentials now grant something else (edge replicas must forget them). */
+  changesGrantsOf?(db: Kysely<AuthDatabase>, input: z.output<Input>): Promise<string | undefined>;
 }
 
 /** Ties each command's runner to the output of its own input schema. */
@@ -119,6 +129,7 @@ const commands: Record<string, Command> = {
     flags: { org: { description: 'organization id' }, agent: { description: 'agent record id' } },
     input: deleteAgentInput,
     run: (db, _config, input) => deleteAgent(db, input),
+    changesGrantsOf: async (_db, input) => input.org,
   }),
   'issue-gateway-token': command({
     summary: "Issue a legacy per-agent gateway token (replaces the agent's previous one).",
@@ -126,6 +137,9 @@ const commands: Record<string, Command> = {
     input: issueGatewayTokenInput,
     run: (db, _config, input) => issueAgentGatewayToken(db, input),
     printsCredential: true,
+    // The previous token stops working.
+    changesGrantsOf: async (db, input) =>
+      (await db.selectFrom('agent_instances').select('organization_id').where('id', '=', input.agent).executeTakeFirst())?.organization_id,
   }),
   'issue-agent-secret': command({
     summary: 'Issue a legacy platform agent secret.',
@@ -164,7 +178,8 @@ function usage(): string {
   lines.push(
     '',
     'Environment: DATABASE_URL (required), SECRETS_KEY (for --provider-key), KEY_ENVIRONMENT (live | test, for create-key),',
-    'ADMIN_PASSWORD (the create-user password when no flag gives one).',
+    'ADMIN_PASSWORD (the create-user password when no flag gives one), REDIS_URL and PRINCIPAL_EVENTS_PREFIX (delete-agent and',
+    'issue-gateway-token then reach every edge replica at once; without them, within its PRINCIPAL_CACHE_TTL_MS).',
   );
   return lines.join('\n');
 }
@@ -208,6 +223,28 @@ function parseFlags(name: string, command: Command, args: string[]): Record<stri
   }
 }
 
+/** Edge replicas keep recent verifications: with Redis they forget the organization's now, else within their TTL. */
+async function tellEdgeReplicas(config: AdminConfig, organizationId: string): Promise<void> {
+  if (!config.REDIS_URL) {
+    process.stderr.write('Edge replicas apply this within their PRINCIPAL_CACHE_TTL_MS (set REDIS_URL to apply it at once).\n');
+    return;
+  }
+  const publisher = createRedis(config.REDIS_URL);
+  const invalidator = createRedisInvalidator({
+    publisher,
+    subscriber: createRedis(config.REDIS_URL),
+    channels: principalInvalidationChannels(config.PRINCIPAL_EVENTS_PREFIX),
+    timeoutMs: config.PRINCIPAL_INVALIDATION_TIMEOUT_MS,
+    logger: createLogger({ service: 'admin', level: 'warn', destination: process.stderr }),
+  });
+  try {
+    await invalidator.invalidateOrganization(organizationId);
+  } finally {
+    invalidator.close();
+    publisher.disconnect();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (name === 'help' || name === '--help' || name === '-h') {
@@ -229,6 +266,8 @@ async function main(argv: string[]): Promise<number> {
     const result = await command.run(database.db, config, input);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     if (command.printsCredential) process.stderr.write('Store the credential now: it is shown only this once.\n');
+    const organizationId = await command.changesGrantsOf?.(database.db, input);
+    if (organizationId !== undefined) await tellEdgeReplicas(config, organizationId);
     return 0;
   } finally {
     await database.destroy();

@@ -70,7 +70,7 @@ function requiringKeyTables<H extends Record<string, (request: never, context: C
 }
 
 /** Authenticate and the Console key RPCs: request checks here, the logic in plain functions. */
-export function keyHandlers({ db, settings, logger }: AuthDeps): KeyHandlers {
+export function keyHandlers({ db, settings, invalidator, logger }: AuthDeps): KeyHandlers {
   const lastUsed = createLastUsedRecorder(db, logger);
   return requiringKeyTables<KeyHandlers>({
     authenticate: async (request) => {
@@ -97,6 +97,8 @@ export function keyHandlers({ db, settings, logger }: AuthDeps): KeyHandlers {
         ...(parsed.name === undefined ? {} : { name: parsed.name }),
         ...(parsed.scopes === undefined ? {} : { scopes: parsed.scopes.names }),
       });
+      // New scopes apply from the very next request on every edge replica.
+      await invalidator.invalidateOrganization(actor.organizationId);
       return { apiKey: toApiKeyMessage(record, new Date()) };
     },
 
@@ -114,6 +116,8 @@ export function keyHandlers({ db, settings, logger }: AuthDeps): KeyHandlers {
       const parsed = parseRequest(revokeSchema, request);
       const actor = { userId: parsed.actorUserId, organizationId: parsed.organizationId };
       const record = await revokeApiKey(db, actor, parsed.apiKeyId);
+      // Access ends with the very next request on every edge replica, before this returns.
+      await invalidator.invalidateOrganization(actor.organizationId);
       return { apiKey: toApiKeyMessage(record, new Date()) };
     },
   });

@@ -113,6 +113,7 @@ export async function verifyApiKey(
     apiKeyId: row.id,
     scopes: row.scopes,
     enforceQuota: true,
+    expiresAt: row.expires_at ?? undefined,
     ...attribution,
   };
 }

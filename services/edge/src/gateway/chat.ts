@@ -23,7 +23,7 @@ export function chatCompletions(deps: GatewayDeps): RequestHandler {
   return async (req, res) => {
     // The empty header set is already on the response (presetGatewayHeaders); it fills in as facts arrive.
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
-    const principal = await authenticateGatewayCall(deps.auth, req);
+    const principal = await authenticateGatewayCall(deps, req, res);
     facts.principal = principalName(principal);
     facts.mode = modeName(principal);
     writeGatewayHeaders(res, gatewayHeaders(facts));

@@ -10,7 +10,7 @@ import { authenticateGatewayCall, modeName, principalName, requireScope } from '
 export function listModels(deps: GatewayDeps): RequestHandler {
   return async (req, res) => {
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
-    const principal = await authenticateGatewayCall(deps.auth, req);
+    const principal = await authenticateGatewayCall(deps, req, res);
     writeGatewayHeaders(res, gatewayHeaders({ ...facts, principal: principalName(principal), mode: modeName(principal) }));
     requireScope(principal, 'inference');
     const catalog = await deps.pricing.listModels({});

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { DomainError, invalidCredential } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import {
@@ -8,6 +8,7 @@ import {
   type Principal,
 } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { PrincipalCache } from './principal-cache';
 
 /** Header naming the agent record for the legacy platform agent secret. */
 export const AGENT_ID_HEADER = 'x-service-agent-id';
@@ -34,17 +35,33 @@ function bearerOf(req: Request): string {
   return match[1];
 }
 
-/** Any gateway credential: API key, per-agent gateway token, or platform agent secret. */
+/**
+ * Any gateway credential: API key, per-agent gateway token, or platform
+ * agent secret. A recent verification of the same credential is reused from
+ * the cache, but only while auth is connected: with auth down every call is
+ * refused, cached or not, as it would be without a cache.
+ */
 export async function authenticateGatewayCall(
-  auth: PromiseClient<typeof AuthServiceService>,
+  { auth, principals: cache }: { auth: PromiseClient<typeof AuthServiceService>; principals?: PrincipalCache | undefined },
   req: Request,
+  res: Response,
 ): Promise<Principal> {
-  const agentId = req.headers[AGENT_ID_HEADER];
-  const { principal } = await auth.authenticate({
-    credential: bearerOf(req),
-    agentId: typeof agentId === 'string' ? agentId : '',
-  });
+  const credential = bearerOf(req);
+  const agentHeader = req.headers[AGENT_ID_HEADER];
+  const agentId = typeof agentHeader === 'string' ? agentHeader : '';
+  const cacheKey = cache ? PrincipalCache.keyOf(credential, agentId) : '';
+  if (cache && auth.isConnected()) {
+    const cached = cache.get(cacheKey);
+    if (cached) {
+      res.locals.verifiedBy = 'cache';
+      return cached;
+    }
+  }
+  const ticket = cache?.ticket() ?? 0;
+  const { principal } = await auth.authenticate({ credential, agentId });
   if (!principal) throw new DomainError('internal', 'Internal error. Report it with the request id.', { internalReason: 'auth answered without a principal' });
+  cache?.store(cacheKey, principal, ticket);
+  res.locals.verifiedBy = 'auth';
   return principal;
 }
 

@@ -10,6 +10,8 @@ declare global {
       requestId?: string;
       /** The signed-in user, set by requireSession. */
       session?: AccessTokenClaims;
+      /** Who vouched for a gateway credential: auth just now, or a recent verification (the request log says). */
+      verifiedBy?: 'auth' | 'cache';
       /** The error a response carries, for the request log. */
       error?: DomainError;
     }

@@ -19,6 +19,7 @@ export function logRequests(logger: Logger): RequestHandler {
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
           request_id: res.locals.requestId,
+          ...(res.locals.verifiedBy ? { verified_by: res.locals.verifiedBy } : {}),
           ...(res.writableFinished ? {} : { aborted: true }),
           ...(error ? { error_type: error.errorClass, error_kind: error.kind } : {}),
           ...(error?.internalReason ? { reason: error.internalReason } : {}),

@@ -17,7 +17,7 @@ import type { ReadinessProbe } from '../../src/health/grpc-health';
 import { createEdgeApp } from '../../src/server';
 
 export type AuthClient = PromiseClient<typeof AuthServiceService>;
-type AuthMethods = Omit<AuthClient, 'close'>;
+type AuthMethods = Omit<AuthClient, 'close' | 'isConnected'>;
 
 /** Records each request it receives, per method, for assertions. */
 export interface FakeAuth {
@@ -50,7 +50,7 @@ export function fakeAuth(implementations: Partial<AuthMethods>): FakeAuth {
       return implementation(request);
     };
   }
-  return { client: { ...(methods as unknown as AuthMethods), close: () => undefined }, calls };
+  return { client: { ...(methods as unknown as AuthMethods), isConnected: () => true, close: () => undefined }, calls };
 }
 
 export const TEST_SECRET = 'edge-unit-test-access-token-secret-0123456789';
@@ -111,7 +111,7 @@ export function capturingLogger(): { logger: Logger; lines: () => Array<Record<s
 
 /** A client whose every call fails loudly: for suites that must not reach that backend. */
 function unexpectedClient<D extends UnaryServiceDefinition>(serviceName: string, definition: D): PromiseClient<D> {
-  const methods: Record<string, unknown> = { close: () => undefined };
+  const methods: Record<string, unknown> = { isConnected: () => true, close: () => undefined };
   for (const name of Object.keys(definition)) {
     methods[name] = () => Promise.reject(new Error(`unexpected call to ${serviceName}.${name}`));
   }

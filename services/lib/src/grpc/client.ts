@@ -1,5 +1,6 @@
 import {
   Metadata,
+  connectivityState,
   credentials,
   makeGenericClientConstructor,
   type ServiceDefinition,
@@ -19,7 +20,11 @@ export interface CallSettings {
 /** A promise-returning client: one method per RPC, each with a deadline. */
 export type PromiseClient<D> = {
   [K in keyof D]: (request: RequestOf<D[K]>, settings?: CallSettings) => Promise<ResponseOf<D[K]>>;
-} & { close(): void };
+} & {
+  /** Whether the channel holds a live connection to the service right now (no call is made). */
+  isConnected(): boolean;
+  close(): void;
+};
 
 export interface ClientOptions {
   /** Name used in error messages ("the auth service is unavailable"). */
@@ -49,7 +54,10 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   });
   type UnaryCallback = (error: ServiceError | null, response?: unknown) => void;
   type UnaryMethod = (request: unknown, metadata: Metadata, options: CallOptions, callback: UnaryCallback) => void;
-  const methods: Record<string, unknown> = { close: () => client.close() };
+  const methods: Record<string, unknown> = {
+    isConnected: () => client.getChannel().getConnectivityState(false) === connectivityState.READY,
+    close: () => client.close(),
+  };
   for (const name of Object.keys(definition)) {
     const invoke = (client as unknown as Record<string, UnaryMethod>)[name];
     if (!invoke) throw new Error(`client for ${serviceName} lacks method ${name}`);

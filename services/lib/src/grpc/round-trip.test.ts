@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { AuthServiceService, InferenceMode, PrincipalKind, type AuthenticateResponse } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { AuthServiceService, type AuthenticateResponse } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { samplePrincipal } from '../../../../test/support/principals';
 import { DomainError } from '../errors';
 import { createLogger } from '../logging';
 import { createPromiseClient, type PromiseClient } from './client';
@@ -9,21 +10,7 @@ import { startGrpcServer, unaryService, type RunningGrpcServer } from './server'
 /** One RPC of the auth contract is enough to exercise the whole path over a real socket. */
 const definition = { authenticate: AuthServiceService.authenticate };
 
-const principal: AuthenticateResponse = {
-  principal: {
-    kind: PrincipalKind.PRINCIPAL_KIND_API_KEY,
-    organizationId: 'org-1',
-    apiKeyId: 'key-1',
-    agentId: '',
-    scopes: ['inference'],
-    planTier: 'pro',
-    mode: InferenceMode.INFERENCE_MODE_MANAGED,
-    model: 'auto',
-    enforceQuota: true,
-    providerKeyCiphertext: '',
-    messagesLimit: '0',
-  },
-};
+const principal: AuthenticateResponse = { principal: samplePrincipal('org-1') };
 
 describe('gRPC round trip', () => {
   const logLines: string[] = [];

@@ -238,6 +238,12 @@ export interface Principal {
   providerKeyCiphertext: string;
   /** The agent record's monthly message limit (the legacy meter); 0 when none. */
   messagesLimit: string;
+  /**
+   * When the credential stops working on its own (an API key's expiry);
+   * absent when it never expires. Lets a caller that keeps a verified
+   * principal for a while stop using it on time.
+   */
+  expiresAt?: Date | undefined;
 }
 
 export interface AuthenticateResponse {
@@ -485,6 +491,7 @@ function createBasePrincipal(): Principal {
     enforceQuota: false,
     providerKeyCiphertext: "",
     messagesLimit: "0",
+    expiresAt: undefined,
   };
 }
 
@@ -522,6 +529,9 @@ export const Principal: MessageFns<Principal> = {
     }
     if (message.messagesLimit !== "0") {
       writer.uint32(88).int64(message.messagesLimit);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -627,6 +637,14 @@ export const Principal: MessageFns<Principal> = {
             message.messagesLimit = reader.int64().toString();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -680,6 +698,11 @@ export const Principal: MessageFns<Principal> = {
         : isSet(object.messages_limit)
         ? globalThis.String(object.messages_limit)
         : "0",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
     };
   },
 
@@ -718,6 +741,9 @@ export const Principal: MessageFns<Principal> = {
     if (message.messagesLimit !== "0") {
       obj.messagesLimit = message.messagesLimit;
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -737,6 +763,7 @@ export const Principal: MessageFns<Principal> = {
     message.enforceQuota = object.enforceQuota ?? false;
     message.providerKeyCiphertext = object.providerKeyCiphertext ?? "";
     message.messagesLimit = object.messagesLimit ?? "0";
+    message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,103 @@
+import './support/catalog';
+import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
+import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { ServiceProcess } from '../support/processes';
+import { eventually } from './support/eventually';
+import { startE2e, type Caller, type E2e } from './support/harness';
+
+/**
+ * Two edge replicas in front of one auth: each keeps recent verifications
+ * (so a repeat caller costs no call to auth), and a revoke or a scope edit
+ * still takes effect on the very next request on both, because auth returns
+ * only once every replica has dropped what it held.
+ */
+jest.setTimeout(90_000);
+
+let e2e: E2e;
+let secondEdge: ServiceProcess;
+let auth: PromiseClient<typeof AuthServiceService>;
+let replicas: string[];
+
+beforeAll(async () => {
+  e2e = await startE2e('e2e_revocation');
+  secondEdge = await e2e.stack.addReplica('edge');
+  replicas = [e2e.gatewayUrl, `http://127.0.0.1:${secondEdge.port}/api/gateway/v1`];
+  auth = createPromiseClient(AuthServiceService, { serviceName: 'auth', address: e2e.stack.services.auth.address, deadlineMs: 5000 });
+});
+
+afterAll(async () => {
+  auth?.close();
+  await e2e?.close();
+});
+
+async function chat(gatewayUrl: string, key: string): Promise<{ status: number; requestId: string }> {
+  const response = await fetch(`${gatewayUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: 'Hello.' }] }),
+  });
+  await response.text();
+  return { status: response.status, requestId: response.headers.get('x-service-request-id') ?? '' };
+}
+
+/** How edge says a request's credential was vouched for, from its request log line. */
+async function verifiedBy(requestId: string): Promise<string> {
+  const line = await eventually(async () => {
+    const logs = [e2e.stack.services.edge.logs(), secondEdge.logs()].join('\n').split('\n');
+    const found = logs.find((entry) => entry.includes(`"request_id":"${requestId}"`) && entry.includes('"msg":"request"'));
+    return found === undefined ? undefined : (JSON.parse(found) as { verified_by?: string });
+  }, `the request log line of ${requestId}`);
+  return line.verified_by ?? '';
+}
+
+async function ownerIdOf(caller: Caller): Promise<string> {
+  const owner = await e2e.auth.db.selectFrom('users').select('id').where('email', '=', caller.ownerEmail).executeTakeFirstOrThrow();
+  return owner.id;
+}
+
+/** Two calls on each replica: the first is verified by auth, the second comes from that replica's cache. */
+async function warm(key: string): Promise<void> {
+  for (const replica of replicas) {
+    const first = await chat(replica, key);
+    const second = await chat(replica, key);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect([await verifiedBy(first.requestId), await verifiedBy(second.requestId)]).toEqual(['auth', 'cache']);
+  }
+}
+
+it('ends access on every replica with the very next request once a revoke returns', async () => {
+  const caller = await e2e.seed({ plan: 'simulated' });
+  await warm(caller.key);
+
+  await auth.revokeApiKey({ actorUserId: await ownerIdOf(caller), organizationId: caller.organizationId, apiKeyId: caller.keyId });
+
+  const next = await Promise.all(replicas.map((replica) => chat(replica, caller.key)));
+  expect(next.map(({ status }) => status)).toEqual([401, 401]);
+});
+
+it('applies edited scopes on every replica with the very next request', async () => {
+  const caller = await e2e.seed({ plan: 'simulated' });
+  await warm(caller.key);
+
+  await auth.updateApiKey({ actorUserId: await ownerIdOf(caller), organizationId: caller.organizationId, apiKeyId: caller.keyId, scopes: { names: ['usage:read'] } });
+
+  const next = await Promise.all(replicas.map((replica) => chat(replica, caller.key)));
+  expect(next.map(({ status }) => status)).toEqual([403, 403]);
+});
+
+it('keeps other organizations’ verifications when one organization changes', async () => {
+  const [changed, untouched] = await Promise.all([e2e.seed({ plan: 'simulated' }), e2e.seed({ plan: 'simulated' })]);
+  await warm(untouched.key);
+
+  await auth.revokeApiKey({ actorUserId: await ownerIdOf(changed), organizationId: changed.organizationId, apiKeyId: changed.keyId });
+
+  for (const replica of replicas) {
+    const call = await chat(replica, untouched.key);
+    expect(call.status).toBe(200);
+    expect(await verifiedBy(call.requestId)).toBe('cache');
+  }
+});
+
+it('logs no credential in any process', () => {
+  expect(e2e.credentialsInLogs()).toEqual([]);
+});
