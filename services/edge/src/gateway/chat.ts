@@ -16,17 +16,17 @@ import { traceRecord, type CallSummary } from './trace-record';
 /**
  * POST /api/gateway/v1/chat/completions. The hot path of DESIGN 1:
  * authenticate, then quota check and routing side by side, then the provider,
- * pricing and the ledger record. Headers are set as facts arrive, so an error
- * at any step still leaves the whole truthful header set on the response.
+ * pricing and the ledger record. Facts are gathered as they arrive and the
+ * header set is written once from them, at the answer or at the error, so an
+ * error at any step still carries the whole truthful header set.
  */
 export function chatCompletions(deps: GatewayDeps): RequestHandler {
   return async (req, res) => {
-    // The empty header set is already on the response (presetGatewayHeaders); it fills in as facts arrive.
+    // The empty header set is already on the response (presetGatewayHeaders), for a rejected credential.
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
     const principal = await authenticateGatewayCall(deps, req, res);
     facts.principal = principalName(principal);
     facts.mode = modeName(principal);
-    writeGatewayHeaders(res, gatewayHeaders(facts));
     await servePrincipal(deps, req, res, principal, facts);
   };
 }
@@ -66,7 +66,6 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
     }
     if (routed.status === 'rejected') throw routed.reason;
     facts.route = routeFactsOf(routed.value);
-    writeGatewayHeaders(res, gatewayHeaders(facts));
     if (quotaOutcome.kind === 'checked' && !quotaOutcome.allowed) throw quotaExhausted(quotaOutcome.retryAfterSeconds);
 
     const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, startedAt, startedMs };
@@ -115,7 +114,8 @@ async function completeJson(call: GatewayCall, upstream: ProviderRequest): Promi
   const answer = await call.deps.provider.complete(upstream);
   await settle(call, answer.usage ?? NO_USAGE, 200);
   writeGatewayHeaders(call.res, gatewayHeaders(call.facts));
-  call.res.status(200).json(answer.json);
+  // The provider's body unchanged: sent as it came rather than serialized again.
+  call.res.status(200).type('application/json').send(answer.text);
 }
 
 /** An upstream that reports no usage is priced at zero tokens, and says so in the trace. */

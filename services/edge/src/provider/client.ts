@@ -45,6 +45,8 @@ export interface ProviderRequest {
 export interface CompletionResult {
   status: number;
   json: Record<string, unknown>;
+  /** The body exactly as the provider sent it (the JSON text of `json`). */
+  text: string;
   /** Undefined when the upstream reported none (the request is then unpriced). */
   usage: TokenUsage | undefined;
 }
@@ -243,7 +245,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
             internalReason: `${context.provider} (${context.origin}) answered HTTP ${response.statusCode} with a body that is not a JSON object`,
           });
         }
-        return { status: response.statusCode, json, usage: readUsage(json.usage) };
+        return { status: response.statusCode, json, text, usage: readUsage(json.usage) };
       } catch (error) {
         throw failure(error, request.signal, context, timeouts.requestMs, deadline.timedOut);
       } finally {
