@@ -40,6 +40,8 @@ export function fakeAuth(implementations: Partial<AuthMethods>): FakeAuth {
     refreshSession: [],
     logout: [],
     getUser: [],
+    getUserAgent: [],
+    updateAgentSettings: [],
   } as FakeAuth['calls'];
   const methods = {} as Record<string, (request: unknown) => Promise<unknown>>;
   for (const name of Object.keys(calls) as Array<keyof AuthMethods>) {
