@@ -1,3 +1,5 @@
+// First: the admin commands read the catalog's plan names when they load.
+import './catalog';
 import { randomBytes } from 'node:crypto';
 import { addMember, createAgent, createKey, createOrganization, createUser } from '@gateway/auth/admin';
 import { call, type CallOptions, type JsonResponse } from '../../../services/edge/test/support/http';
