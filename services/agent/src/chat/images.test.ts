@@ -1,13 +1,6 @@
 import { DomainError } from '@gateway/lib/errors';
+import { SAMPLE_IMAGES } from '../../test/support/sample-images';
 import { checkImages, sniffImageType } from './images';
-
-/** The smallest valid image of each type the agent accepts. */
-export const SAMPLE_IMAGES = {
-  png: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==', 'base64'),
-  jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]),
-  gif: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'),
-  webp: Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8 ')]),
-};
 
 const limits = { maxCount: 2, maxBytes: 1024 };
 
@@ -43,7 +36,7 @@ describe('chat images', () => {
     [[`data:image/jpeg;base64,${SAMPLE_IMAGES.png.toString('base64')}`], 'images[0]: is declared as image/jpeg but its data is image/png'],
     [[Buffer.concat([SAMPLE_IMAGES.png, Buffer.alloc(2048)]).toString('base64')], 'images[0]: is 2118 bytes; the limit is 1024 bytes per image'],
     [['a', 'b', 'c'], 'images: at most 2 image(s) per message; 3 were sent'],
-  ])('refuses %j', (images, message) => {
+  ])('refuses case %#', (images, message) => {
     expect(failure(images).message).toBe(message);
   });
 });
