@@ -214,6 +214,12 @@ function printWelcome(baseUrl: string, demo: DemoAccount, dataDir: string): void
       `Sign in and create a key (see README), or delete ${dataDir} to start over.`,
     );
   }
-  lines.push('', 'Ctrl-C stops it.', '');
+  lines.push(
+    '',
+    `The agent API (${baseUrl}/api/agent/...) answers the demo owner once signed in; see README, "The agent API".`,
+    '',
+    'Ctrl-C stops it.',
+    '',
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
