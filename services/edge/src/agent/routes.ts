@@ -38,7 +38,8 @@ const agentIdHeader = z.guid().optional();
 
 function actorOf(req: Request, res: Response): Actor {
   const header = req.headers[AGENT_ID_HEADER];
-  const parsed = agentIdHeader.safeParse(typeof header === 'string' ? header.trim() : undefined);
+  // An empty header is no header: the newest record answers.
+  const parsed = agentIdHeader.safeParse(typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined);
   if (!parsed.success) {
     throw new DomainError('validation', `Invalid request: header "X-Service-Agent-Id" must be the id (a UUID) of one of your agent records.`, {
       field: AGENT_ID_HEADER,
