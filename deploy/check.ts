@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { agentConfigShape } from '@gateway/agent/config';
 import { authConfigShape } from '@gateway/auth/config';
 import { edgeConfigShape } from '@gateway/edge/config';
 import { parseCatalog } from '@gateway/lib/catalog';
@@ -36,6 +37,7 @@ export const SERVICES: Readonly<Record<string, ServiceSpec>> = {
   pricing: { shape: pricingConfigShape, protocol: 'grpc', migrates: false, callsProviders: false },
   ledger: { shape: ledgerConfigShape, protocol: 'grpc', migrates: true, callsProviders: false },
   edge: { shape: edgeConfigShape, protocol: 'http', migrates: false, callsProviders: true },
+  agent: { shape: agentConfigShape, protocol: 'grpc', migrates: true, callsProviders: false },
 };
 
 export const SECRET_NAME = 'gateway-secrets';
@@ -58,6 +60,8 @@ const SAMPLE_SECRET_VALUES: Readonly<Record<string, string>> = {
   REDIS_URL: 'redis://redis:6379',
   ACCESS_TOKEN_SECRET: 'a'.repeat(48),
   SECRETS_KEY: '0f'.repeat(32),
+  AGENT_PLATFORM_SECRET: `pas_${'0a'.repeat(24)}`,
+  SKILL_CREDENTIALS_KEY: '1e'.repeat(32),
 };
 const SAMPLE_PROVIDER_KEY = 'sample-provider-key';
 

@@ -151,6 +151,6 @@ describe('deploy/', () => {
     ].join('\n');
     const path = 'deploy/base/router.yaml';
     const problems = checkDeploy(new Map(files).set(path, `${files.get(path)}${simulator}`), REPO_ROOT);
-    expect(problems).toContain('deploy/base/router.yaml: Deployment simulator is not a service of the base (auth, router, pricing, ledger, edge)');
+    expect(problems).toContain('deploy/base/router.yaml: Deployment simulator is not a service of the base (auth, router, pricing, ledger, edge, agent)');
   });
 });

@@ -100,6 +100,20 @@ describe('npm start (the embedded default)', () => {
         body: JSON.stringify({ email: 'demo@example.com', password }),
       });
       expect(signIn.status).toBe(200);
+      // The demo owner has an agent record: the agent API answers through the same gateway.
+      const { access_token: accessToken } = (await signIn.json()) as { access_token: string };
+      const agent = (path: string, body?: unknown) =>
+        fetch(`${base}/api/agent${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: `Bearer ${accessToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const status = await agent('/status?include=health');
+      expect(status.status).toBe(200);
+      expect(await status.json()).toMatchObject({ agent: { plan_tier: 'simulated', status: 'running' }, health: { status: 'ok' } });
+      const chat = await agent('/chat', { message: 'Remember this with the remember tool, please.' });
+      expect(chat.status).toBe(200);
+      expect(await chat.json()).toMatchObject({ reply: { role: 'assistant' }, tool_runs: [{ tool: { name: 'remember', ok: true } }] });
       const openai = new OpenAI({ apiKey, baseURL: `${base}/api/gateway/v1`, maxRetries: 0 });
       const { response } = await openai.chat.completions
         .create({ model: 'auto', messages: [{ role: 'user', content: 'Still there?' }] })

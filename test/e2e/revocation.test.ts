@@ -20,7 +20,7 @@ let replicas: string[];
 
 beforeAll(async () => {
   e2e = await startE2e('e2e_revocation');
-  secondEdge = await e2e.stack.addReplica('edge');
+  secondEdge = await e2e.stack.startReplica('edge');
   replicas = [e2e.gatewayUrl, `http://127.0.0.1:${secondEdge.port}/api/gateway/v1`];
   auth = createPromiseClient(AuthServiceService, { serviceName: 'auth', address: e2e.stack.services.auth.address, deadlineMs: 5000 });
 });

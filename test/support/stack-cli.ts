@@ -14,12 +14,15 @@ async function main(): Promise<void> {
     REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
     ACCESS_TOKEN_SECRET: z.string().min(32).optional(),
     SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    SKILL_CREDENTIALS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    AGENT_PLATFORM_SECRET: z.string().regex(/^pas_[0-9a-f]{48}$/).optional(),
     EDGE_PORT: z.coerce.number().int().default(8080),
     AUTH_PORT: z.coerce.number().int().default(50051),
     ROUTER_PORT: z.coerce.number().int().default(50052),
     PRICING_PORT: z.coerce.number().int().default(50053),
     LEDGER_PORT: z.coerce.number().int().default(50054),
     SIMULATOR_PORT: z.coerce.number().int().default(8090),
+    AGENT_PORT: z.coerce.number().int().default(50056),
   });
   mkdirSync(logDir(), { recursive: true });
   const stack = await startStack({
@@ -32,14 +35,20 @@ async function main(): Promise<void> {
       pricing: config.PRICING_PORT,
       ledger: config.LEDGER_PORT,
       simulator: config.SIMULATOR_PORT,
+      agent: config.AGENT_PORT,
     },
     ...(config.ACCESS_TOKEN_SECRET ? { accessTokenSecret: config.ACCESS_TOKEN_SECRET } : {}),
     ...(config.SECRETS_KEY ? { secretsKey: config.SECRETS_KEY } : {}),
+    ...(config.SKILL_CREDENTIALS_KEY ? { skillCredentialsKey: config.SKILL_CREDENTIALS_KEY } : {}),
+    ...(config.AGENT_PLATFORM_SECRET ? { agentPlatformSecret: config.AGENT_PLATFORM_SECRET } : {}),
   });
   for (const service of stack.processes()) console.log(`${service.name.padEnd(10)} 127.0.0.1:${service.port}  (pid ${service.pid})`);
   console.log(`\nGateway:   ${stack.baseUrl}/api/gateway/v1  (model provider: the simulator at ${stack.simulatorUrl})`);
+  console.log(`Agent API: ${stack.baseUrl}/api/agent  (sign in first; see README)`);
   console.log(`logs      ${logDir()}`);
   if (!config.ACCESS_TOKEN_SECRET) console.log('ACCESS_TOKEN_SECRET was generated for this run: sessions end when the stack stops.');
+  if (!config.SKILL_CREDENTIALS_KEY) console.log('SKILL_CREDENTIALS_KEY was generated for this run: skill credentials stored now do not decrypt in the next run.');
+  if (!config.AGENT_PLATFORM_SECRET) console.log("The agent's platform agent secret was issued for this run (npm run admin -- issue-agent-secret).");
   console.log('Ctrl-C stops every process.');
   const stop = () => void stack.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);

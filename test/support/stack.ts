@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { issueAgentSecret } from '@gateway/auth/admin';
+import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
+import { connectDatabase } from '@gateway/lib/db';
+import { freePort } from '@gateway/lib/net';
 import { startService, type ServiceProcess } from './processes';
 
 /**
@@ -25,9 +29,13 @@ export interface StackOptions {
   /** Shared secrets; generated when absent. */
   accessTokenSecret?: string;
   secretsKey?: string;
+  /** The agent's key for skill credentials at rest; generated when absent. */
+  skillCredentialsKey?: string;
+  /** The platform agent secret the agent calls the gateway with; issued through the admin command when absent. */
+  agentPlatformSecret?: string;
 }
 
-export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'edge'] as const;
+export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'edge', 'agent'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export interface Stack {
@@ -36,6 +44,8 @@ export interface Stack {
   simulatorUrl: string;
   accessTokenSecret: string;
   secretsKey: string;
+  skillCredentialsKey: string;
+  agentPlatformSecret: string;
   /** The ledger's Redis key prefix, unique to this stack. */
   ledgerKeyPrefix: string;
   /** The key every managed call goes out with (the simulator accepts any). */
@@ -44,8 +54,8 @@ export interface Stack {
   processes(): ServiceProcess[];
   /** Restarts one service with the same environment (after stop or kill). */
   restart(name: ServiceName): Promise<ServiceProcess>;
-  /** Starts one more replica of a service, with the same environment on a port of its own. */
-  addReplica(name: ServiceName): Promise<ServiceProcess>;
+  /** Starts one more process of a service with the same environment on a port of its own (a replica); stop() ends it too. */
+  startReplica(name: ServiceName): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +66,7 @@ const entries: Record<ServiceName, string> = {
   ledger: 'services/ledger/src/main.ts',
   auth: 'services/auth/src/main.ts',
   edge: 'services/edge/src/main.ts',
+  agent: 'services/agent/src/main.ts',
 };
 
 /** Every provider of the catalog gets the same development key, since the simulator stands in for all. */
@@ -68,10 +79,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // Auth and edge of this stack only: invalidations of another stack on the same Redis never reach them.
   const principalEventsPrefix = `gateway-${randomBytes(4).toString('hex')}`;
   const managedProviderKey = `sim-managed-${randomBytes(8).toString('hex')}`;
+  const skillCredentialsKey = options.skillCredentialsKey ?? randomBytes(32).toString('hex');
   const common = { ...options.env, ...(options.catalogPath ? { CATALOG_PATH: options.catalogPath } : {}) };
   const environments = {} as Record<ServiceName, Record<string, string>>;
   const services = {} as Record<ServiceName, ServiceProcess>;
   const replicas: ServiceProcess[] = [];
+  const launch = (name: ServiceName, env: Record<string, string>) =>
+    startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
 
   // Every start in progress, so a failed start can wait for the others before ending them all.
   const starting: Array<Promise<ServiceProcess>> = [];
@@ -83,8 +97,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     return services[name];
   };
   const stopAll = () => Promise.all([...replicas, ...Object.values(services)].map((service) => service.stop()));
-  const launch = (name: ServiceName, env: Record<string, string>) =>
-    startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
 
   try {
     const [simulator, router, pricing, ledger, auth] = await Promise.all([
@@ -107,6 +119,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       }),
     ]);
     const simulatorUrl = `http://127.0.0.1:${simulator.port}`;
+    const agentPlatformSecret = options.agentPlatformSecret ?? (await issuePlatformSecret(options.databaseUrl));
+    // Edge needs the agent's address and the agent needs edge's URL: the agent's port is chosen first.
+    const agentPort = options.ports?.agent || (await freePort());
     await start('edge', {
       AUTH_ADDRESS: auth.address,
       ROUTER_ADDRESS: router.address,
@@ -116,8 +131,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       PRINCIPAL_EVENTS_PREFIX: principalEventsPrefix,
       ACCESS_TOKEN_SECRET: accessTokenSecret,
       SECRETS_KEY: secretsKey,
+      AGENT_ADDRESS: `127.0.0.1:${agentPort}`,
       UPSTREAM_BASE_URL: `${simulatorUrl}/v1`,
       ...Object.fromEntries(MANAGED_KEY_VARIABLES.map((variable) => [variable, managedProviderKey])),
+    });
+    await start('agent', {
+      PORT: String(agentPort),
+      DATABASE_URL: options.databaseUrl,
+      MIGRATE_ON_START: 'true',
+      AUTH_ADDRESS: auth.address,
+      LEDGER_ADDRESS: ledger.address,
+      ROUTER_ADDRESS: router.address,
+      PRICING_ADDRESS: pricing.address,
+      GATEWAY_URL: `http://127.0.0.1:${services.edge.port}`,
+      AGENT_PLATFORM_SECRET: agentPlatformSecret,
+      SKILL_CREDENTIALS_KEY: skillCredentialsKey,
     });
     return {
       services,
@@ -125,6 +153,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       simulatorUrl,
       accessTokenSecret,
       secretsKey,
+      skillCredentialsKey,
+      agentPlatformSecret,
       ledgerKeyPrefix,
       managedProviderKey,
       processes: () => [...Object.values(services), ...replicas],
@@ -133,7 +163,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         services[name] = await launch(name, { ...environments[name], PORT: String(services[name].port) });
         return services[name];
       },
-      addReplica: async (name) => {
+      startReplica: async (name) => {
         const replica = await launch(name, { ...environments[name], PORT: '0' });
         replicas.push(replica);
         return replica;
@@ -145,5 +175,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.allSettled(starting);
     await Promise.all(Object.values(services).map((service) => service.kill()));
     throw error;
+  }
+}
+
+/** A platform agent secret for the agent process, issued the way an operator does (the admin command). */
+async function issuePlatformSecret(databaseUrl: string): Promise<string> {
+  const database = connectDatabase<AuthDatabase>({ kind: 'postgres', url: databaseUrl, poolSize: 1 }, AUTH_SCHEMA);
+  try {
+    return (await issueAgentSecret(database.db, { description: 'agent service (local stack)' })).agentSecret;
+  } finally {
+    await database.destroy();
   }
 }

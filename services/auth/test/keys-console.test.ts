@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '@gateway/lib/errors';
 import { ApiKeyStatus, InferenceMode, type ApiKey } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { findCredentials } from '../../../test/support/secrets-scan';
 import { deleteAgentInstance } from '../src/agents/delete';
 import { createApiKey } from '../src/keys/create';
 import { generateKey } from '../src/keys/format';
+import { failureOf } from './support/failure';
 import { AUTH_START_TIMEOUT_MS, startAuth, type RunningAuth } from './support/auth-process';
 import { createAuthTestDatabase, seedAgent, seedOrganizationWithRoles, type AuthTestDatabase } from './support/seed';
 
@@ -24,15 +24,6 @@ afterAll(async () => {
 
 const DAY_MS = 86_400_000;
 const VALID_LIST = 'valid scopes are inference, usage:read, agents:read, agents:write';
-
-async function failureOf(call: Promise<unknown>): Promise<DomainError> {
-  const outcome = await call.then(
-    () => new Error('expected the call to fail'),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof DomainError)) throw outcome;
-  return outcome;
-}
 
 function keyOf(response: { apiKey?: ApiKey | undefined }): ApiKey {
   if (!response.apiKey) throw new Error('response carries no key');

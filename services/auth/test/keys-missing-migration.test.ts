@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DomainError } from '@gateway/lib/errors';
 import { REPO_ROOT } from '../../../test/support/paths';
 import { findCredentials } from '../../../test/support/secrets-scan';
 import { API_KEYS_MIGRATION } from '../src/db';
 import { issueGatewayToken } from '../src/legacy/issue';
+import { failureOf } from './support/failure';
 import { AUTH_START_TIMEOUT_MS, startAuth, type RunningAuth } from './support/auth-process';
 import { createAuthTestDatabase, migrationsUpTo, seedAgent, seedOrganizationWithRoles, type AuthTestDatabase } from './support/seed';
 
@@ -26,15 +26,6 @@ afterAll(async () => {
   await auth?.stop();
   await database?.drop();
 });
-
-async function failureOf(call: Promise<unknown>): Promise<DomainError> {
-  const outcome = await call.then(
-    () => new Error('expected the call to fail'),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof DomainError)) throw outcome;
-  return outcome;
-}
 
 function runMigrate(): Promise<{ stdout: string; stderr: string }> {
   return promisify(execFile)(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/auth/src/db/migrate-cli.ts')], {

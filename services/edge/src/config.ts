@@ -42,6 +42,12 @@ export const edgeConfigShape = {
   ROUTER_ADDRESS: z.string().min(1),
   PRICING_ADDRESS: z.string().min(1),
   LEDGER_ADDRESS: z.string().min(1),
+  /** host:port of the agent gRPC service (the /api/agent routes). */
+  AGENT_ADDRESS: z.string().min(1),
+  /** Deadline of an agent call: a status asks every backend's health, so longer than RPC_DEADLINE_MS. */
+  AGENT_DEADLINE_MS: env.positiveInt(10_000),
+  /** Deadline of an agent chat, which waits for several model calls through the gateway. */
+  AGENT_CHAT_DEADLINE_MS: env.positiveInt(180_000),
   /** The model catalog: provider base URLs and the variables holding managed provider keys. */
   CATALOG_PATH: z.string().optional(),
   /** AES-256-GCM key (64 hex characters) that BYOK provider keys are stored under; the auth service's SECRETS_KEY. */
@@ -75,6 +81,8 @@ export type EdgeConfig = z.infer<z.ZodObject<typeof edgeConfigShape>>;
 /** What the HTTP layer needs from configuration, independent of where it runs. */
 export interface EdgeSettings {
   accessTokenSecret: string;
+  /** How long an agent chat may take (AGENT_CHAT_DEADLINE_MS); absent: the agent client's default. */
+  agentChatDeadlineMs?: number;
   cookieSecure: boolean;
   bodyLimitBytes: number;
   trustProxy: TrustProxy;
@@ -83,6 +91,7 @@ export interface EdgeSettings {
 export function settingsFrom(config: EdgeConfig): EdgeSettings {
   return {
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    agentChatDeadlineMs: config.AGENT_CHAT_DEADLINE_MS,
     cookieSecure: config.COOKIE_SECURE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,

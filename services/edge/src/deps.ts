@@ -1,5 +1,6 @@
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
+import type { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { EdgeSettings } from './config';
 import type { GatewayBackends } from './gateway/deps';
@@ -17,4 +18,6 @@ export interface EdgeDeps {
   logger: Logger;
   /** The backends of the chat-completions hot path beyond auth. */
   gateway: GatewayBackends;
+  /** The agent API (/api/agent/*). */
+  agent: PromiseClient<typeof AgentServiceService>;
 }

@@ -12,6 +12,7 @@ async function main(): Promise<void> {
   const { createPromiseClient } = await import('@gateway/lib/grpc');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { loadCatalog } = await import('@gateway/lib/catalog');
+  const { AgentServiceService } = await import('@gateway/proto/gen/gateway/agent/v1/agent');
   const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');
   const { LedgerServiceService } = await import('@gateway/proto/gen/gateway/ledger/v1/ledger');
   const { PricingServiceService } = await import('@gateway/proto/gen/gateway/pricing/v1/pricing');
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   const router = client(RouterServiceService, 'router', config.ROUTER_ADDRESS);
   const pricing = client(PricingServiceService, 'pricing', config.PRICING_ADDRESS);
   const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
+  const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS });
   const catalog = loadCatalog(config.CATALOG_PATH);
   const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
   // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
     settings: settingsFrom(config),
     logger,
     gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+    agent,
   });
   const port = await edge.start({ host: config.HOST, port: config.PORT });
 
@@ -54,7 +57,7 @@ async function main(): Promise<void> {
     await edge.stop();
     principals?.close();
     await provider.close();
-    for (const closable of [auth, router, pricing, ledger, ...readiness]) closable.close();
+    for (const closable of [auth, router, pricing, ledger, agent, ...readiness]) closable.close();
     await telemetry.shutdown();
   });
   logger.info({ port }, 'listening');

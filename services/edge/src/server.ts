@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
+import { registerAgentRoutes } from './agent/routes';
 import { registerKeyRoutes } from './console/keys';
 import type { EdgeDeps } from './deps';
 import { GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
@@ -41,6 +42,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerHealthRoutes(app, deps);
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);
+  registerAgentRoutes(app, deps);
   registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
   app.use(unknownRoute);
   app.use(renderErrors(deps.logger));

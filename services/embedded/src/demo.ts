@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { addMember, createKey, createOrganization, createUser } from '@gateway/auth/admin';
+import { addMember, createAgent, createKey, createOrganization, createUser } from '@gateway/auth/admin';
 import type { AuthDatabase } from '@gateway/auth/db';
 
 export const DEMO_EMAIL = 'demo@example.com';
@@ -23,4 +23,22 @@ export async function ensureDemoAccount(db: Kysely<AuthDatabase>): Promise<DemoA
   await addMember(db, { org: organization.id, email: DEMO_EMAIL, role: 'owner' });
   const { key } = await createKey(db, 'test', { org: organization.id, actorEmail: DEMO_EMAIL, name: 'Demo key' });
   return { created: true, organizationId: organization.id, email: DEMO_EMAIL, password, apiKey: key };
+}
+
+/**
+ * The demo owner's agent record, so the agent API answers out of the box;
+ * made at first start, and at the next start of a data folder from before
+ * the agent API existed.
+ */
+export async function ensureDemoAgent(db: Kysely<AuthDatabase>): Promise<void> {
+  const owner = await db
+    .selectFrom('users')
+    .innerJoin('memberships', 'memberships.user_id', 'users.id')
+    .leftJoin('agent_instances', 'agent_instances.owner_user_id', 'users.id')
+    .select(['memberships.organization_id', 'agent_instances.id as agent_id'])
+    .where('users.email', '=', DEMO_EMAIL)
+    .orderBy('memberships.created_at')
+    .executeTakeFirst();
+  if (!owner || owner.agent_id !== null) return;
+  await createAgent(db, { org: owner.organization_id, ownerEmail: DEMO_EMAIL });
 }

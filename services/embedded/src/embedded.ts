@@ -1,5 +1,11 @@
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { issueAgentSecret } from '@gateway/auth/admin';
+import { defaultSettings as defaultAgentSettings } from '@gateway/agent/config';
+import { AGENT_SCHEMA, agentMigrations, type AgentDatabase } from '@gateway/agent/db';
+import { createGatewayClient } from '@gateway/agent/gateway';
+import { startAgentServer } from '@gateway/agent/server';
+import { databaseDependency, gatewayDependency, grpcDependency } from '@gateway/agent/health';
 import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db';
 import { startAuthServer } from '@gateway/auth/server';
 import { noInvalidation } from '@gateway/auth/invalidation';
@@ -13,9 +19,11 @@ import { startLedgerServer } from '@gateway/ledger/server';
 import { MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
-import { createPromiseClient, type DependencyCheck } from '@gateway/lib/grpc';
+import { createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
+import { freePort } from '@gateway/lib/net';
 import { startPricingServer } from '@gateway/pricing/server';
+import { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
@@ -24,8 +32,8 @@ import { startRouterServer } from '@gateway/router/server';
 import { startSimulator } from '@gateway/simulator/server';
 import type { z } from 'zod';
 import type { embeddedConfigShape } from './config';
-import { ensureDemoAccount, type DemoAccount } from './demo';
-import { loadOrCreateLocalSecrets } from './local-secrets';
+import { ensureDemoAccount, ensureDemoAgent, type DemoAccount } from './demo';
+import { loadOrCreateLocalSecrets, withAgentPlatformSecret } from './local-secrets';
 
 type EmbeddedConfig = z.infer<z.ZodObject<typeof embeddedConfigShape>>;
 
@@ -37,6 +45,9 @@ export interface Embedded {
 }
 
 const RPC_DEADLINE_MS = 2000;
+/** An agent chat waits for several model calls; a status asks every backend's health. */
+const AGENT_DEADLINE_MS = 10_000;
+const AGENT_CHAT_DEADLINE_MS = 180_000;
 /** The simulator stands in for every provider, so every managed key is this placeholder. */
 const SIMULATOR_KEY = 'embedded-simulator';
 
@@ -49,8 +60,14 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const pglite = new PGlite(join(config.DATA_DIR, 'pglite'));
   const authDb = connectDatabase<AuthDatabase>({ kind: 'pglite', pglite }, AUTH_SCHEMA);
   const ledgerDb = connectDatabase<LedgerDatabase>({ kind: 'pglite', pglite }, LEDGER_SCHEMA);
+  const agentDb = connectDatabase<AgentDatabase>({ kind: 'pglite', pglite }, AGENT_SCHEMA);
   await migrateToLatest(authDb.db, AUTH_SCHEMA, authMigrations);
   await migrateToLatest(ledgerDb.db, LEDGER_SCHEMA, ledgerMigrations);
+  await migrateToLatest(agentDb.db, AGENT_SCHEMA, agentMigrations);
+  const agentPlatformSecret = await withAgentPlatformSecret(config.DATA_DIR, secrets, async () => {
+    const { agentSecret } = await issueAgentSecret(authDb.db, { description: 'agent service (embedded mode)' });
+    return agentSecret;
+  });
   const databaseCheck: DependencyCheck[] = [{ name: 'pglite', check: () => pingDatabase(authDb.db) }];
 
   const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
@@ -85,6 +102,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   ]);
 
   const address = (port: number) => `127.0.0.1:${port}`;
+  // Edge needs the agent's address and the agent needs edge's URL: the agent's port is chosen first.
+  const agentPort = await freePort();
   const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, port: number) =>
     createPromiseClient(definition, { serviceName, address: address(port), deadlineMs: RPC_DEADLINE_MS });
   const clients = {
@@ -93,6 +112,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     pricing: client(PricingServiceService, 'pricing', pricing.grpc.port),
     ledger: client(LedgerServiceService, 'ledger', ledger.grpc.port),
   };
+  const agentClient = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: address(agentPort), deadlineMs: AGENT_DEADLINE_MS });
   const providerEnvironment = {
     UPSTREAM_BASE_URL: simulator.baseUrl,
     ...Object.fromEntries(Object.values(catalog.providers).map(({ api_key_env }) => [api_key_env, SIMULATOR_KEY])),
@@ -114,12 +134,49 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const edge = createEdgeApp({
     auth: clients.auth,
     readiness,
-    settings: { accessTokenSecret: secrets.accessTokenSecret, cookieSecure: false, bodyLimitBytes: 1024 * 1024, trustProxy: false },
+    settings: {
+      accessTokenSecret: secrets.accessTokenSecret,
+      agentChatDeadlineMs: AGENT_CHAT_DEADLINE_MS,
+      cookieSecure: false,
+      bodyLimitBytes: 1024 * 1024,
+      trustProxy: false,
+    },
     logger: logger.child({ component: 'edge' }),
     gateway: { ...clients, provider, settings: gatewaySettings },
+    agent: agentClient,
   });
   const port = await edge.start({ host: config.HOST, port: config.PORT });
+
+  const agentSettings = defaultAgentSettings(Buffer.from(secrets.skillCredentialsKey, 'hex'));
+  const gateway = createGatewayClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    platformSecret: agentPlatformSecret,
+    timeoutMs: 60_000,
+    probeTimeoutMs: RPC_DEADLINE_MS,
+  });
+  const authProbe = grpcHealthProbe('auth', address(auth.grpc.port), RPC_DEADLINE_MS);
+  const agentProbes = [
+    authProbe,
+    grpcHealthProbe('ledger', address(ledger.grpc.port), RPC_DEADLINE_MS),
+    grpcHealthProbe('router', address(router.grpc.port), RPC_DEADLINE_MS),
+    grpcHealthProbe('pricing', address(pricing.grpc.port), RPC_DEADLINE_MS),
+  ];
+  const agent = await startAgentServer(
+    {
+      db: agentDb.db,
+      ...clients,
+      gateway,
+      healthProbes: [...agentProbes.map(grpcDependency), gatewayDependency(gateway), databaseDependency(agentDb.db)],
+      settings: agentSettings,
+      logger: logger.child({ component: 'agent' }),
+    },
+    { host: '127.0.0.1', port: agentPort },
+    [...databaseCheck, servingCheck(authProbe)],
+    { enabled: true, intervalMs: agentSettings.schedulerIntervalMs },
+  );
+
   const demo = await ensureDemoAccount(authDb.db);
+  await ensureDemoAgent(authDb.db);
 
   return {
     port,
@@ -128,8 +185,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     stop: async () => {
       await edge.stop();
       await provider.close();
-      for (const closable of [...Object.values(clients), ...readiness]) closable.close();
-      await Promise.all([auth.stop(), router.stop(), pricing.stop(), ledger.stop()]);
+      for (const closable of [...Object.values(clients), agentClient, ...readiness, ...agentProbes]) closable.close();
+      await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop()]);
       await simulator.close();
       await pglite.close();
     },
@@ -160,6 +217,12 @@ function printWelcome(baseUrl: string, demo: DemoAccount, dataDir: string): void
       `Sign in and create a key (see README), or delete ${dataDir} to start over.`,
     );
   }
-  lines.push('', 'Ctrl-C stops it.', '');
+  lines.push(
+    '',
+    `The agent API (${baseUrl}/api/agent/...) answers the demo owner once signed in; see README, "The agent API".`,
+    '',
+    'Ctrl-C stops it.',
+    '',
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -101,7 +101,33 @@ describe('createLogger', () => {
   });
 });
 
+/** Shapes of credentials other systems issue, which the agent's skills and BYOK keys carry. */
+const foreignCredentials = {
+  discordToken: `MTA${randomBytes(16).toString('base64url').slice(0, 21)}.${randomBytes(6).toString('base64url').slice(0, 6)}.${randomBytes(30).toString('base64url').slice(0, 38)}`,
+  telegramToken: `123456789:${randomBytes(30).toString('base64url').slice(0, 35)}`,
+  slackToken: `xoxb-${randomBytes(8).toString('hex')}-${randomBytes(12).toString('hex')}`,
+  providerKey: `sk-proj-${randomBytes(24).toString('base64url')}`,
+};
+
 describe('maskCredentials', () => {
+  it.each(Object.entries(foreignCredentials))('masks a %s, a skill credential or provider key shape', (_kind, credential) => {
+    expect(maskCredentials(`stored ${credential} for the skill`)).toBe('stored [REDACTED] for the skill');
+    const { logger, output } = capturedLogger();
+    logger.info({ detail: `value ${credential}` }, 'nested');
+    expect(output()).not.toContain(credential);
+  });
+
+  it('redacts skill credential fields wherever they are named', () => {
+    const { logger, lines } = capturedLogger();
+    logger.info({ telegram_bot_token: 'opaque-1', credentials: { slack_signing_secret: 'opaque-2', discord_app_id: 'opaque-3' } });
+    expect(lines()[0]).toMatchObject({ telegram_bot_token: '[REDACTED]', credentials: { slack_signing_secret: '[REDACTED]', discord_app_id: '[REDACTED]' } });
+  });
+
+  it('leaves trace ids, UUIDs and timestamps alone', () => {
+    const text = `trace ${randomBytes(16).toString('hex')} agent ${'4f1c2b7a-9d3e-4a5b-8c6d-7e8f9a0b1c2d'} at 2026-03-10T12:00:00.000Z`;
+    expect(maskCredentials(text)).toBe(text);
+  });
+
   it('masks every issued credential shape and leaves other text alone', () => {
     const text = `a ${Object.values(credentials).join(' b ')} c`;
     expect(maskCredentials(text)).toBe('a [REDACTED] b [REDACTED] b [REDACTED] b [REDACTED] c');

@@ -20,7 +20,13 @@ const SECRET_FIELDS = [
   'apiKey',
   'provider_key',
   'aiApiKey',
+  'providerKey',
+  // Skill credentials (the agent service's skill catalog) and the object that carries them.
   'discord_token',
+  'discord_app_id',
+  'telegram_bot_token',
+  'slack_bot_token',
+  'slack_signing_secret',
   'config',
 ];
 const REDACT_PATHS = [
@@ -40,6 +46,11 @@ export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /gwt_[0-9a-f]{48}/g, // legacy per-agent gateway token
   /pas_[0-9a-f]{48}/g, // legacy platform agent secret
   /rt_[0-9a-f]{64}/g, // refresh token
+  // Credentials of other systems that pass through: skill credentials and provider keys.
+  /\b[MN][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g, // Discord bot token
+  /\b\d{8,10}:[A-Za-z0-9_-]{35}\b/g, // Telegram bot token
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack token
+  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}/g, // OpenAI / Anthropic-style provider key
 ];
 
 export function maskCredentials(text: string): string {

@@ -1,6 +1,7 @@
 // First: the admin commands read the catalog's plan names when they load.
 import { TEST_CATALOG_PATH } from './catalog';
 import OpenAI from 'openai';
+import { AGENT_SCHEMA, type AgentDatabase } from '@gateway/agent/db';
 import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
 import { LEDGER_SCHEMA, type LedgerDatabase } from '@gateway/ledger/db';
 import { connectDatabase, type Database } from '@gateway/lib/db';
@@ -12,8 +13,8 @@ import { seedCaller, type Caller, type CallerOptions } from './seed';
 
 /**
  * One end-to-end suite's world: its own database, the whole multi-process
- * stack on the test catalog, and connections to the auth and ledger schemas
- * for seeding and for reading what the ledger wrote.
+ * stack on the test catalog, and connections to the auth, ledger and agent
+ * schemas for seeding and for reading what the services wrote.
  */
 export interface E2e {
   stack: Stack;
@@ -21,6 +22,7 @@ export interface E2e {
   gatewayUrl: string;
   auth: Database<AuthDatabase>;
   ledger: Database<LedgerDatabase>;
+  agent: Database<AgentDatabase>;
   secretsKey: Buffer;
   seed(options: CallerOptions): Promise<Caller>;
   /** The official client as a caller configures it: a credential, the base URL, no retries. */
@@ -67,6 +69,7 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
   }
   const auth = connectDatabase<AuthDatabase>({ kind: 'postgres', url: database.url, poolSize: 2 }, AUTH_SCHEMA);
   const ledger = connectDatabase<LedgerDatabase>({ kind: 'postgres', url: database.url, poolSize: 2 }, LEDGER_SCHEMA);
+  const agent = connectDatabase<AgentDatabase>({ kind: 'postgres', url: database.url, poolSize: 2 }, AGENT_SCHEMA);
   const secretsKey = Buffer.from(started.secretsKey, 'hex');
   const gatewayUrl = `${started.baseUrl}/api/gateway/v1`;
   const retired: ServiceProcess[] = [];
@@ -76,6 +79,7 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
     gatewayUrl,
     auth,
     ledger,
+    agent,
     secretsKey,
     seed: (seedOptions) => seedCaller(auth.db, secretsKey, seedOptions),
     client: (credential, defaultHeaders) =>
@@ -92,7 +96,7 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
         return found.map(() => `${service.name} (${service.logFile})`);
       }),
     close: async () => {
-      await Promise.all([auth.destroy(), ledger.destroy()]);
+      await Promise.all([auth.destroy(), ledger.destroy(), agent.destroy()]);
       await started.stop();
       await database.drop();
     },

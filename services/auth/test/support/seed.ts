@@ -62,7 +62,7 @@ export async function seedMember(db: Kysely<AuthDatabase>, organizationId: strin
   return user.id;
 }
 
-export type AgentOverrides = Partial<Pick<AgentInstancesTable, 'ai_model' | 'mode' | 'plan_tier' | 'provider_key_ciphertext'>>;
+export type AgentOverrides = Partial<Pick<AgentInstancesTable, 'ai_model' | 'mode' | 'plan_tier' | 'provider_key_ciphertext' | 'owner_user_id'>>;
 
 /** An agent billing record of the organization; a BYOK record gets a placeholder ciphertext. */
 export async function seedAgent(db: Kysely<AuthDatabase>, organizationId: string, overrides: AgentOverrides = {}) {
@@ -71,7 +71,7 @@ export async function seedAgent(db: Kysely<AuthDatabase>, organizationId: string
     .insertInto('agent_instances')
     .values({
       organization_id: organizationId,
-      owner_user_id: null,
+      owner_user_id: overrides.owner_user_id ?? null,
       status: 'running',
       server_ip: null,
       server_tier: 'starter',

@@ -8,6 +8,7 @@ import {
   type AuthServiceService,
   type Session,
 } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
@@ -40,6 +41,8 @@ export function fakeAuth(implementations: Partial<AuthMethods>): FakeAuth {
     refreshSession: [],
     logout: [],
     getUser: [],
+    getUserAgent: [],
+    updateAgentSettings: [],
   } as FakeAuth['calls'];
   const methods = {} as Record<string, (request: unknown) => Promise<unknown>>;
   for (const name of Object.keys(calls) as Array<keyof AuthMethods>) {
@@ -150,6 +153,7 @@ export async function startFakeEdge(
     settings: { accessTokenSecret: TEST_SECRET, cookieSecure: false, bodyLimitBytes: 1024, trustProxy: false, ...options.settings },
     logger: logs.logger,
     gateway: unusedGateway(),
+    agent: unexpectedClient('agent', AgentServiceService),
   });
   const port = await edge.start({ host: '127.0.0.1', port: 0 });
   return { url: `http://127.0.0.1:${port}`, auth, logs, stop: () => edge.stop() };

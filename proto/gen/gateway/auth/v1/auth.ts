@@ -389,6 +389,71 @@ export interface GetUserResponse {
   user?: User | undefined;
 }
 
+/**
+ * The agent billing record (SPEC 2.3), as the agent API reads it. Never
+ * carries the provider key, not even encrypted.
+ */
+export interface AgentRecord {
+  id: string;
+  organizationId: string;
+  ownerUserId: string;
+  /** running, provisioning or error. */
+  status: string;
+  /** Empty: no machine stands behind the record any more. */
+  serverIp: string;
+  /** starter, standard, performance or enterprise. */
+  serverTier: string;
+  /** us-east, us-west, eu-central, eu-north or ap-south. */
+  serverRegion: string;
+  /** A catalog model id, or `auto`. */
+  aiModel: string;
+  planTier: string;
+  messagesLimit: string;
+  /** web, telegram, discord, slack or whatsapp. */
+  messengerType: string;
+  mode: InferenceMode;
+  createdAt?: Date | undefined;
+  updatedAt?: Date | undefined;
+}
+
+export interface GetUserAgentRequest {
+  userId: string;
+  /**
+   * Optional: one of the user's records by id. Empty: the user's most
+   * recently created record.
+   */
+  agentId: string;
+}
+
+export interface GetUserAgentResponse {
+  agent?: AgentRecord | undefined;
+}
+
+export interface UpdateAgentSettingsRequest {
+  userId: string;
+  /** The record to change; it must be the user's. */
+  agentId: string;
+  aiModel?: string | undefined;
+  messengerType?: string | undefined;
+  serverTier?: string | undefined;
+  serverRegion?:
+    | string
+    | undefined;
+  /** The caller's own provider key: switches the record to BYOK. Never logged. */
+  providerKey?: string | undefined;
+}
+
+export interface UpdateAgentSettingsResponse {
+  agent?:
+    | AgentRecord
+    | undefined;
+  /**
+   * Columns whose value changed: ai_model, messenger_type, server_tier,
+   * server_region, mode, provider_key (a key that was given is always a change).
+   */
+  changed: string[];
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { credential: "", agentId: "" };
 }
@@ -3026,6 +3091,792 @@ export const GetUserResponse: MessageFns<GetUserResponse> = {
   },
 };
 
+function createBaseAgentRecord(): AgentRecord {
+  return {
+    id: "",
+    organizationId: "",
+    ownerUserId: "",
+    status: "",
+    serverIp: "",
+    serverTier: "",
+    serverRegion: "",
+    aiModel: "",
+    planTier: "",
+    messagesLimit: "0",
+    messengerType: "",
+    mode: 0,
+    createdAt: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const AgentRecord: MessageFns<AgentRecord> = {
+  encode(message: AgentRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.ownerUserId !== "") {
+      writer.uint32(26).string(message.ownerUserId);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.serverIp !== "") {
+      writer.uint32(42).string(message.serverIp);
+    }
+    if (message.serverTier !== "") {
+      writer.uint32(50).string(message.serverTier);
+    }
+    if (message.serverRegion !== "") {
+      writer.uint32(58).string(message.serverRegion);
+    }
+    if (message.aiModel !== "") {
+      writer.uint32(66).string(message.aiModel);
+    }
+    if (message.planTier !== "") {
+      writer.uint32(74).string(message.planTier);
+    }
+    if (message.messagesLimit !== "0") {
+      writer.uint32(80).int64(message.messagesLimit);
+    }
+    if (message.messengerType !== "") {
+      writer.uint32(90).string(message.messengerType);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(96).int32(message.mode);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(106).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(114).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ownerUserId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.serverIp = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.serverTier = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.serverRegion = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.aiModel = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.planTier = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.messagesLimit = reader.int64().toString();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.messengerType = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentRecord {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      ownerUserId: isSet(object.ownerUserId)
+        ? globalThis.String(object.ownerUserId)
+        : isSet(object.owner_user_id)
+        ? globalThis.String(object.owner_user_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      serverIp: isSet(object.serverIp)
+        ? globalThis.String(object.serverIp)
+        : isSet(object.server_ip)
+        ? globalThis.String(object.server_ip)
+        : "",
+      serverTier: isSet(object.serverTier)
+        ? globalThis.String(object.serverTier)
+        : isSet(object.server_tier)
+        ? globalThis.String(object.server_tier)
+        : "",
+      serverRegion: isSet(object.serverRegion)
+        ? globalThis.String(object.serverRegion)
+        : isSet(object.server_region)
+        ? globalThis.String(object.server_region)
+        : "",
+      aiModel: isSet(object.aiModel)
+        ? globalThis.String(object.aiModel)
+        : isSet(object.ai_model)
+        ? globalThis.String(object.ai_model)
+        : "",
+      planTier: isSet(object.planTier)
+        ? globalThis.String(object.planTier)
+        : isSet(object.plan_tier)
+        ? globalThis.String(object.plan_tier)
+        : "",
+      messagesLimit: isSet(object.messagesLimit)
+        ? globalThis.String(object.messagesLimit)
+        : isSet(object.messages_limit)
+        ? globalThis.String(object.messages_limit)
+        : "0",
+      messengerType: isSet(object.messengerType)
+        ? globalThis.String(object.messengerType)
+        : isSet(object.messenger_type)
+        ? globalThis.String(object.messenger_type)
+        : "",
+      mode: isSet(object.mode) ? inferenceModeFromJSON(object.mode) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AgentRecord): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.ownerUserId !== "") {
+      obj.ownerUserId = message.ownerUserId;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.serverIp !== "") {
+      obj.serverIp = message.serverIp;
+    }
+    if (message.serverTier !== "") {
+      obj.serverTier = message.serverTier;
+    }
+    if (message.serverRegion !== "") {
+      obj.serverRegion = message.serverRegion;
+    }
+    if (message.aiModel !== "") {
+      obj.aiModel = message.aiModel;
+    }
+    if (message.planTier !== "") {
+      obj.planTier = message.planTier;
+    }
+    if (message.messagesLimit !== "0") {
+      obj.messagesLimit = message.messagesLimit;
+    }
+    if (message.messengerType !== "") {
+      obj.messengerType = message.messengerType;
+    }
+    if (message.mode !== 0) {
+      obj.mode = inferenceModeToJSON(message.mode);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AgentRecord>, I>>(base?: I): AgentRecord {
+    return AgentRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AgentRecord>, I>>(object: I): AgentRecord {
+    const message = createBaseAgentRecord();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.ownerUserId = object.ownerUserId ?? "";
+    message.status = object.status ?? "";
+    message.serverIp = object.serverIp ?? "";
+    message.serverTier = object.serverTier ?? "";
+    message.serverRegion = object.serverRegion ?? "";
+    message.aiModel = object.aiModel ?? "";
+    message.planTier = object.planTier ?? "";
+    message.messagesLimit = object.messagesLimit ?? "0";
+    message.messengerType = object.messengerType ?? "";
+    message.mode = object.mode ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetUserAgentRequest(): GetUserAgentRequest {
+  return { userId: "", agentId: "" };
+}
+
+export const GetUserAgentRequest: MessageFns<GetUserAgentRequest> = {
+  encode(message: GetUserAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserAgentRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetUserAgentRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserAgentRequest>, I>>(base?: I): GetUserAgentRequest {
+    return GetUserAgentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserAgentRequest>, I>>(object: I): GetUserAgentRequest {
+    const message = createBaseGetUserAgentRequest();
+    message.userId = object.userId ?? "";
+    message.agentId = object.agentId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetUserAgentResponse(): GetUserAgentResponse {
+  return { agent: undefined };
+}
+
+export const GetUserAgentResponse: MessageFns<GetUserAgentResponse> = {
+  encode(message: GetUserAgentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agent !== undefined) {
+      AgentRecord.encode(message.agent, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserAgentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserAgentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agent = AgentRecord.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserAgentResponse {
+    return { agent: isSet(object.agent) ? AgentRecord.fromJSON(object.agent) : undefined };
+  },
+
+  toJSON(message: GetUserAgentResponse): unknown {
+    const obj: any = {};
+    if (message.agent !== undefined) {
+      obj.agent = AgentRecord.toJSON(message.agent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserAgentResponse>, I>>(base?: I): GetUserAgentResponse {
+    return GetUserAgentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserAgentResponse>, I>>(object: I): GetUserAgentResponse {
+    const message = createBaseGetUserAgentResponse();
+    message.agent = (object.agent !== undefined && object.agent !== null)
+      ? AgentRecord.fromPartial(object.agent)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateAgentSettingsRequest(): UpdateAgentSettingsRequest {
+  return {
+    userId: "",
+    agentId: "",
+    aiModel: undefined,
+    messengerType: undefined,
+    serverTier: undefined,
+    serverRegion: undefined,
+    providerKey: undefined,
+  };
+}
+
+export const UpdateAgentSettingsRequest: MessageFns<UpdateAgentSettingsRequest> = {
+  encode(message: UpdateAgentSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(18).string(message.agentId);
+    }
+    if (message.aiModel !== undefined) {
+      writer.uint32(26).string(message.aiModel);
+    }
+    if (message.messengerType !== undefined) {
+      writer.uint32(34).string(message.messengerType);
+    }
+    if (message.serverTier !== undefined) {
+      writer.uint32(42).string(message.serverTier);
+    }
+    if (message.serverRegion !== undefined) {
+      writer.uint32(50).string(message.serverRegion);
+    }
+    if (message.providerKey !== undefined) {
+      writer.uint32(58).string(message.providerKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateAgentSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateAgentSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.aiModel = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.messengerType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.serverTier = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.serverRegion = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.providerKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateAgentSettingsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      aiModel: isSet(object.aiModel)
+        ? globalThis.String(object.aiModel)
+        : isSet(object.ai_model)
+        ? globalThis.String(object.ai_model)
+        : undefined,
+      messengerType: isSet(object.messengerType)
+        ? globalThis.String(object.messengerType)
+        : isSet(object.messenger_type)
+        ? globalThis.String(object.messenger_type)
+        : undefined,
+      serverTier: isSet(object.serverTier)
+        ? globalThis.String(object.serverTier)
+        : isSet(object.server_tier)
+        ? globalThis.String(object.server_tier)
+        : undefined,
+      serverRegion: isSet(object.serverRegion)
+        ? globalThis.String(object.serverRegion)
+        : isSet(object.server_region)
+        ? globalThis.String(object.server_region)
+        : undefined,
+      providerKey: isSet(object.providerKey)
+        ? globalThis.String(object.providerKey)
+        : isSet(object.provider_key)
+        ? globalThis.String(object.provider_key)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateAgentSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.aiModel !== undefined) {
+      obj.aiModel = message.aiModel;
+    }
+    if (message.messengerType !== undefined) {
+      obj.messengerType = message.messengerType;
+    }
+    if (message.serverTier !== undefined) {
+      obj.serverTier = message.serverTier;
+    }
+    if (message.serverRegion !== undefined) {
+      obj.serverRegion = message.serverRegion;
+    }
+    if (message.providerKey !== undefined) {
+      obj.providerKey = message.providerKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateAgentSettingsRequest>, I>>(base?: I): UpdateAgentSettingsRequest {
+    return UpdateAgentSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateAgentSettingsRequest>, I>>(object: I): UpdateAgentSettingsRequest {
+    const message = createBaseUpdateAgentSettingsRequest();
+    message.userId = object.userId ?? "";
+    message.agentId = object.agentId ?? "";
+    message.aiModel = object.aiModel ?? undefined;
+    message.messengerType = object.messengerType ?? undefined;
+    message.serverTier = object.serverTier ?? undefined;
+    message.serverRegion = object.serverRegion ?? undefined;
+    message.providerKey = object.providerKey ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateAgentSettingsResponse(): UpdateAgentSettingsResponse {
+  return { agent: undefined, changed: [] };
+}
+
+export const UpdateAgentSettingsResponse: MessageFns<UpdateAgentSettingsResponse> = {
+  encode(message: UpdateAgentSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agent !== undefined) {
+      AgentRecord.encode(message.agent, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.changed) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateAgentSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateAgentSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agent = AgentRecord.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.changed.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateAgentSettingsResponse {
+    return {
+      agent: isSet(object.agent) ? AgentRecord.fromJSON(object.agent) : undefined,
+      changed: globalThis.Array.isArray(object?.changed) ? object.changed.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: UpdateAgentSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.agent !== undefined) {
+      obj.agent = AgentRecord.toJSON(message.agent);
+    }
+    if (message.changed?.length) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateAgentSettingsResponse>, I>>(base?: I): UpdateAgentSettingsResponse {
+    return UpdateAgentSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateAgentSettingsResponse>, I>>(object: I): UpdateAgentSettingsResponse {
+    const message = createBaseUpdateAgentSettingsResponse();
+    message.agent = (object.agent !== undefined && object.agent !== null)
+      ? AgentRecord.fromPartial(object.agent)
+      : undefined;
+    message.changed = object.changed?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * AuthService owns organizations, users, memberships, the agent billing record,
  * API keys, legacy gateway credentials and login sessions (schema `auth`).
@@ -3135,6 +3986,37 @@ export const AuthServiceService = {
     responseSerialize: (value: GetUserResponse): Buffer => Buffer.from(GetUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
   },
+  /**
+   * The agent API (services/agent): the signed-in user's agent billing
+   * record, and its settings. NOT_FOUND when the user owns no record (or,
+   * with agent_id, not that one), or no longer belongs to its organization.
+   */
+  getUserAgent: {
+    path: "/gateway.auth.v1.AuthService/GetUserAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUserAgentRequest): Buffer => Buffer.from(GetUserAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserAgentRequest => GetUserAgentRequest.decode(value),
+    responseSerialize: (value: GetUserAgentResponse): Buffer =>
+      Buffer.from(GetUserAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUserAgentResponse => GetUserAgentResponse.decode(value),
+  },
+  /**
+   * Changes the settings of a user's agent record. A provider key switches
+   * it to BYOK; the key is stored encrypted (AES-256-GCM under SECRETS_KEY,
+   * bound to the record's id), never returned and never logged.
+   */
+  updateAgentSettings: {
+    path: "/gateway.auth.v1.AuthService/UpdateAgentSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateAgentSettingsRequest): Buffer =>
+      Buffer.from(UpdateAgentSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateAgentSettingsRequest => UpdateAgentSettingsRequest.decode(value),
+    responseSerialize: (value: UpdateAgentSettingsResponse): Buffer =>
+      Buffer.from(UpdateAgentSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateAgentSettingsResponse => UpdateAgentSettingsResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -3159,6 +4041,18 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   refreshSession: handleUnaryCall<RefreshSessionRequest, RefreshSessionResponse>;
   logout: handleUnaryCall<LogoutRequest, LogoutResponse>;
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
+  /**
+   * The agent API (services/agent): the signed-in user's agent billing
+   * record, and its settings. NOT_FOUND when the user owns no record (or,
+   * with agent_id, not that one), or no longer belongs to its organization.
+   */
+  getUserAgent: handleUnaryCall<GetUserAgentRequest, GetUserAgentResponse>;
+  /**
+   * Changes the settings of a user's agent record. A provider key switches
+   * it to BYOK; the key is stored encrypted (AES-256-GCM under SECRETS_KEY,
+   * bound to the record's id), never returned and never logged.
+   */
+  updateAgentSettings: handleUnaryCall<UpdateAgentSettingsRequest, UpdateAgentSettingsResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -3308,6 +4202,46 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The agent API (services/agent): the signed-in user's agent billing
+   * record, and its settings. NOT_FOUND when the user owns no record (or,
+   * with agent_id, not that one), or no longer belongs to its organization.
+   */
+  getUserAgent(
+    request: GetUserAgentRequest,
+    callback: (error: ServiceError | null, response: GetUserAgentResponse) => void,
+  ): ClientUnaryCall;
+  getUserAgent(
+    request: GetUserAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUserAgentResponse) => void,
+  ): ClientUnaryCall;
+  getUserAgent(
+    request: GetUserAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUserAgentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes the settings of a user's agent record. A provider key switches
+   * it to BYOK; the key is stored encrypted (AES-256-GCM under SECRETS_KEY,
+   * bound to the record's id), never returned and never logged.
+   */
+  updateAgentSettings(
+    request: UpdateAgentSettingsRequest,
+    callback: (error: ServiceError | null, response: UpdateAgentSettingsResponse) => void,
+  ): ClientUnaryCall;
+  updateAgentSettings(
+    request: UpdateAgentSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateAgentSettingsResponse) => void,
+  ): ClientUnaryCall;
+  updateAgentSettings(
+    request: UpdateAgentSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateAgentSettingsResponse) => void,
   ): ClientUnaryCall;
 }
 

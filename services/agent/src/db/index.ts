@@ -1,0 +1,2 @@
+export { AGENT_SCHEMA, type AgentDatabase } from './schema';
+export { agentMigrations } from './migrations';
