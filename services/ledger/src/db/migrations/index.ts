@@ -1,10 +1,18 @@
 import type { MigrationIndex } from '@gateway/lib/db';
 import * as ledger from './0001_ledger';
+import * as usageReads from './0002_usage_reads';
 
 /** Every migration of schema `ledger`, in order. Released entries never change. */
 export const ledgerMigrations: MigrationIndex = {
   '0001_ledger': ledger,
+  '0002_usage_reads': usageReads,
 };
 
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */
 export const LEDGER_TABLES_MIGRATION = '0001_ledger';
+
+/** The migration that gives the usage service its read-only role and index, named in its 503 when missing. */
+export const USAGE_READS_MIGRATION = '0002_usage_reads';
+
+/** The read-only role the usage service queries traces as (created by USAGE_READS_MIGRATION). */
+export const USAGE_READER_ROLE = 'ledger_usage_reader';
