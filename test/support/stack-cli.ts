@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     ROUTER_PORT: z.coerce.number().int().default(50052),
     PRICING_PORT: z.coerce.number().int().default(50053),
     LEDGER_PORT: z.coerce.number().int().default(50054),
+    USAGE_PORT: z.coerce.number().int().default(50055),
     SIMULATOR_PORT: z.coerce.number().int().default(8090),
     AGENT_PORT: z.coerce.number().int().default(50056),
   });
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
       router: config.ROUTER_PORT,
       pricing: config.PRICING_PORT,
       ledger: config.LEDGER_PORT,
+      usage: config.USAGE_PORT,
       simulator: config.SIMULATOR_PORT,
       agent: config.AGENT_PORT,
     },

@@ -35,7 +35,7 @@ export interface StackOptions {
   agentPlatformSecret?: string;
 }
 
-export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'edge', 'agent'] as const;
+export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'usage', 'edge', 'agent'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export interface Stack {
@@ -65,6 +65,7 @@ const entries: Record<ServiceName, string> = {
   pricing: 'services/pricing/src/main.ts',
   ledger: 'services/ledger/src/main.ts',
   auth: 'services/auth/src/main.ts',
+  usage: 'services/usage/src/main.ts',
   edge: 'services/edge/src/main.ts',
   agent: 'services/agent/src/main.ts',
 };
@@ -99,7 +100,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stopAll = () => Promise.all([...replicas, ...Object.values(services)].map((service) => service.stop()));
 
   try {
-    const [simulator, router, pricing, ledger, auth] = await Promise.all([
+    const [simulator, router, pricing, ledger, auth, usage] = await Promise.all([
       start('simulator', {}),
       start('router', {}),
       start('pricing', {}),
@@ -117,6 +118,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         SECRETS_KEY: secretsKey,
         MIGRATE_ON_START: 'true',
       }),
+      // Reads the ledger's tables as the role the ledger's migrations create; it serves once they have run.
+      start('usage', { DATABASE_URL: options.databaseUrl }),
     ]);
     const simulatorUrl = `http://127.0.0.1:${simulator.port}`;
     const agentPlatformSecret = options.agentPlatformSecret ?? (await issuePlatformSecret(options.databaseUrl));
@@ -129,6 +132,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       LEDGER_ADDRESS: ledger.address,
       REDIS_URL: options.redisUrl,
       PRINCIPAL_EVENTS_PREFIX: principalEventsPrefix,
+      USAGE_ADDRESS: usage.address,
       ACCESS_TOKEN_SECRET: accessTokenSecret,
       SECRETS_KEY: secretsKey,
       AGENT_ADDRESS: `127.0.0.1:${agentPort}`,

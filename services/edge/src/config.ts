@@ -73,6 +73,10 @@ export const edgeConfigShape = {
   PRINCIPAL_CACHE_MAX_ENTRIES: env.positiveInt(10_000),
   /** Namespace of the invalidation channels; auth's PRINCIPAL_EVENTS_PREFIX. */
   PRINCIPAL_EVENTS_PREFIX: z.string().min(1).default('gateway'),
+  /** host:port of the usage gRPC service. */
+  USAGE_ADDRESS: z.string().min(1),
+  /** Deadline of a usage report, which reads up to the usage service's SCAN_CAP requests. */
+  USAGE_DEADLINE_MS: env.positiveInt(10_000),
   ...providerConfigShape,
 };
 

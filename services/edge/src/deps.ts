@@ -2,6 +2,7 @@ import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
 import type { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
 import type { EdgeSettings } from './config';
 import type { GatewayBackends } from './gateway/deps';
 import type { ReadinessProbe } from './health/grpc-health';
@@ -20,4 +21,6 @@ export interface EdgeDeps {
   gateway: GatewayBackends;
   /** The agent API (/api/agent/*). */
   agent: PromiseClient<typeof AgentServiceService>;
+  /** Usage reports, for the public and the Console usage routes. */
+  usage: PromiseClient<typeof UsageServiceService>;
 }

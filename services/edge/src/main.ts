@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   const { LedgerServiceService } = await import('@gateway/proto/gen/gateway/ledger/v1/ledger');
   const { PricingServiceService } = await import('@gateway/proto/gen/gateway/pricing/v1/pricing');
   const { RouterServiceService } = await import('@gateway/proto/gen/gateway/router/v1/router');
+  const { UsageServiceService } = await import('@gateway/proto/gen/gateway/usage/v1/usage');
   const { grpcHealthProbe } = await import('./health/grpc-health');
   const { createProviderClient, providerTimeoutsFrom } = await import('./provider');
   const { createEdgeApp } = await import('./server');
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   const pricing = client(PricingServiceService, 'pricing', config.PRICING_ADDRESS);
   const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
   const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS });
+  const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS });
   const catalog = loadCatalog(config.CATALOG_PATH);
   const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
   // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
     logger,
     gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
     agent,
+    usage,
   });
   const port = await edge.start({ host: config.HOST, port: config.PORT });
 
@@ -57,7 +60,7 @@ async function main(): Promise<void> {
     await edge.stop();
     principals?.close();
     await provider.close();
-    for (const closable of [auth, router, pricing, ledger, agent, ...readiness]) closable.close();
+    for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
     await telemetry.shutdown();
   });
   logger.info({ port }, 'listening');

@@ -36,16 +36,16 @@ export interface KeyJson {
   revoked_at: string | null;
 }
 
-/** The auth service broke its contract: a bug to report, not the client's fault. */
-function contractViolation(what: string): DomainError {
+/** A backend broke its contract: a bug to report, not the client's fault. */
+function contractViolation(what: string, service = 'auth'): DomainError {
   return new DomainError('internal', 'Internal error. Report it with the request id.', {
-    internalReason: `auth service answered ${what}`,
+    internalReason: `${service} service answered ${what}`,
   });
 }
 
-/** Unwraps an optional sub-message the auth service always sets. */
-export function present<T>(value: T | undefined, name: string): T {
-  if (value === undefined) throw contractViolation(`without ${name}`);
+/** Unwraps an optional sub-message a backend (the auth service unless named) always sets. */
+export function present<T>(value: T | undefined, name: string, service?: string): T {
+  if (value === undefined) throw contractViolation(`without ${name}`, service);
   return value;
 }
 

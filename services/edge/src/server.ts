@@ -11,6 +11,7 @@ import { renderErrors, unknownRoute } from './http/errors';
 import { assignRequestId } from './http/request-id';
 import { logRequests } from './http/request-log';
 import { registerIdentityRoutes } from './identity/routes';
+import { registerUsageRoutes } from './usage/routes';
 
 export type { EdgeDeps } from './deps';
 
@@ -43,6 +44,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerAgentRoutes(app, deps);
+  registerUsageRoutes(app, deps);
   registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
   app.use(unknownRoute);
   app.use(renderErrors(deps.logger));

@@ -18,6 +18,7 @@ import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/l
 import { startLedgerServer } from '@gateway/ledger/server';
 import { MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
+import { loadConfig } from '@gateway/lib/config';
 import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
 import { createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
@@ -28,8 +29,10 @@ import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
+import { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
 import { startRouterServer } from '@gateway/router/server';
 import { startSimulator } from '@gateway/simulator/server';
+import { TRACES_SCHEMA, checkTracesReadable, settingsFrom, startUsageServer, usageSettingsShape, type TracesDatabase } from '@gateway/usage/server';
 import type { z } from 'zod';
 import type { embeddedConfigShape } from './config';
 import { ensureDemoAccount, ensureDemoAgent, type DemoAccount } from './demo';
@@ -48,6 +51,8 @@ const RPC_DEADLINE_MS = 2000;
 /** An agent chat waits for several model calls; a status asks every backend's health. */
 const AGENT_DEADLINE_MS = 10_000;
 const AGENT_CHAT_DEADLINE_MS = 180_000;
+/** A usage report reads up to SCAN_CAP requests: longer than a hot-path call. */
+const USAGE_DEADLINE_MS = 10_000;
 /** The simulator stands in for every provider, so every managed key is this placeholder. */
 const SIMULATOR_KEY = 'embedded-simulator';
 
@@ -61,6 +66,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const authDb = connectDatabase<AuthDatabase>({ kind: 'pglite', pglite }, AUTH_SCHEMA);
   const ledgerDb = connectDatabase<LedgerDatabase>({ kind: 'pglite', pglite }, LEDGER_SCHEMA);
   const agentDb = connectDatabase<AgentDatabase>({ kind: 'pglite', pglite }, AGENT_SCHEMA);
+  const usageDb = connectDatabase<TracesDatabase>({ kind: 'pglite', pglite }, TRACES_SCHEMA);
   await migrateToLatest(authDb.db, AUTH_SCHEMA, authMigrations);
   await migrateToLatest(ledgerDb.db, LEDGER_SCHEMA, ledgerMigrations);
   await migrateToLatest(agentDb.db, AGENT_SCHEMA, agentMigrations);
@@ -72,7 +78,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
 
   const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
   const queue = new MemoryRecordQueue();
-  const [auth, router, pricing, ledger] = await Promise.all([
+  const [auth, router, pricing, ledger, usage] = await Promise.all([
     startAuthServer(
       {
         db: authDb.db,
@@ -99,6 +105,11 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       grpcListen,
       databaseCheck,
     ),
+    startUsageServer(
+      { db: usageDb.db, settings: settingsFrom(loadConfig(usageSettingsShape)), logger: logger.child({ component: 'usage' }) },
+      grpcListen,
+      [{ name: 'pglite', check: () => checkTracesReadable(usageDb.db) }],
+    ),
   ]);
 
   const address = (port: number) => `127.0.0.1:${port}`;
@@ -113,6 +124,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     ledger: client(LedgerServiceService, 'ledger', ledger.grpc.port),
   };
   const agentClient = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: address(agentPort), deadlineMs: AGENT_DEADLINE_MS });
+  const usageClient = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: address(usage.grpc.port), deadlineMs: USAGE_DEADLINE_MS });
   const providerEnvironment = {
     UPSTREAM_BASE_URL: simulator.baseUrl,
     ...Object.fromEntries(Object.values(catalog.providers).map(({ api_key_env }) => [api_key_env, SIMULATOR_KEY])),
@@ -144,6 +156,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     logger: logger.child({ component: 'edge' }),
     gateway: { ...clients, provider, settings: gatewaySettings },
     agent: agentClient,
+    usage: usageClient,
   });
   const port = await edge.start({ host: config.HOST, port: config.PORT });
 
@@ -185,8 +198,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     stop: async () => {
       await edge.stop();
       await provider.close();
-      for (const closable of [...Object.values(clients), agentClient, ...readiness, ...agentProbes]) closable.close();
-      await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop()]);
+      for (const closable of [...Object.values(clients), agentClient, usageClient, ...readiness, ...agentProbes]) closable.close();
+      await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop(), usage.stop()]);
       await simulator.close();
       await pglite.close();
     },

@@ -12,7 +12,7 @@ import { present, toKeyJson } from '../mappers';
  * lists; owners and admins create, edit and revoke.
  */
 const uuid = z.guid();
-const orgParams = z.strictObject({ org: uuid });
+export const orgParams = z.strictObject({ org: uuid });
 const keyParams = z.strictObject({ org: uuid, id: uuid });
 
 const keyName = z.string().trim().min(1);

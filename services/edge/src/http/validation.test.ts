@@ -56,6 +56,13 @@ describe('parseInput', () => {
     expect(error.message).toBe('Invalid request: path parameter "org" must be a UUID; path parameter "id" must be a UUID.');
   });
 
+  it('lists the names a schema accepts beside an unknown one', () => {
+    const query = z.strictObject({ range: z.string().optional(), group_by: z.string().optional() });
+    const error = validationError(() => parseInput(query, { range: '7d', colour: 'red' }, 'query'));
+    expect(error.field).toBe('colour');
+    expect(error.message).toBe('Invalid request: unknown query parameter "colour" (allowed: range, group_by).');
+  });
+
   it('keeps a message a schema sets itself', () => {
     const schema = z.object({ a: z.number().optional(), b: z.number().optional() }).refine((value) => value.a === undefined || value.b === undefined, {
       message: 'cannot be given together with a',

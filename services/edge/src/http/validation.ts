@@ -1,5 +1,5 @@
 import { DomainError } from '@gateway/lib/errors';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Where a value came from, as the client would name it. */
 export type InputLocation = 'body' | 'query' | 'path';
@@ -55,12 +55,18 @@ function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
   }
 }
 
-function describe(issue: z.core.$ZodIssue, location: InputLocation): { field: string; text: string } {
+/** The names a top-level object schema accepts, to list beside an unknown one. */
+function knownNames(schema: z.ZodType): string[] {
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+function describe(issue: z.core.$ZodIssue, location: InputLocation, known: string[]): { field: string; text: string } {
   if (issue.code === 'unrecognized_keys') {
     const prefix = issue.path.length > 0 ? `${fieldName(issue.path)}.` : '';
     const names = issue.keys.map((key) => `"${prefix}${key}"`).join(', ');
     const noun = location === 'body' ? 'field' : `${location} parameter`;
-    return { field: `${prefix}${issue.keys[0] ?? ''}`, text: `unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${names}` };
+    const allowed = issue.path.length === 0 && known.length > 0 ? ` (allowed: ${known.join(', ')})` : '';
+    return { field: `${prefix}${issue.keys[0] ?? ''}`, text: `unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${names}${allowed}` };
   }
   if (issue.path.length === 0) return { field: location, text: `${ROOT_NAME[location]} ${issue.message}` };
   const field = fieldName(issue.path);
@@ -75,7 +81,7 @@ function describe(issue: z.core.$ZodIssue, location: InputLocation): { field: st
 export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, location: InputLocation): z.output<Schema> {
   const result = schema.safeParse(value, { error: describeIssue });
   if (result.success) return result.data;
-  const described = result.error.issues.map((issue) => describe(issue, location));
+  const described = result.error.issues.map((issue) => describe(issue, location, knownNames(schema)));
   throw new DomainError('validation', `Invalid request: ${described.map(({ text }) => text).join('; ')}.`, {
     field: described[0]?.field ?? location,
   });

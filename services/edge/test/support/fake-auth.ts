@@ -12,6 +12,7 @@ import { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
+import { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
 import type { EdgeSettings } from '../../src/config';
 import type { GatewayBackends } from '../../src/gateway/deps';
 import type { ReadinessProbe } from '../../src/health/grpc-health';
@@ -140,10 +141,10 @@ export interface RunningFakeEdge {
   stop(): Promise<void>;
 }
 
-/** The real edge app on a free port, in front of a fake auth client. */
+/** The real edge app on a free port, in front of a fake auth client (and a usage client, when a suite needs one). */
 export async function startFakeEdge(
   implementations: Partial<AuthMethods>,
-  options: { settings?: Partial<EdgeSettings>; readiness?: ReadinessProbe[] } = {},
+  options: { settings?: Partial<EdgeSettings>; readiness?: ReadinessProbe[]; usage?: PromiseClient<typeof UsageServiceService> } = {},
 ): Promise<RunningFakeEdge> {
   const auth = fakeAuth(implementations);
   const logs = capturingLogger();
@@ -154,6 +155,7 @@ export async function startFakeEdge(
     logger: logs.logger,
     gateway: unusedGateway(),
     agent: unexpectedClient('agent', AgentServiceService),
+    usage: options.usage ?? unexpectedClient('usage', UsageServiceService),
   });
   const port = await edge.start({ host: '127.0.0.1', port: 0 });
   return { url: `http://127.0.0.1:${port}`, auth, logs, stop: () => edge.stop() };
