@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '@gateway/lib/config';
 import { ledgerConfigShape } from '@gateway/ledger/config';
 import { pricingConfigShape } from '@gateway/pricing/config';
 import { routerConfigShape } from '@gateway/router/config';
+import { usageConfigShape } from '@gateway/usage/config';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 
@@ -36,6 +37,7 @@ export const SERVICES: Readonly<Record<string, ServiceSpec>> = {
   router: { shape: routerConfigShape, protocol: 'grpc', migrates: false, callsProviders: false },
   pricing: { shape: pricingConfigShape, protocol: 'grpc', migrates: false, callsProviders: false },
   ledger: { shape: ledgerConfigShape, protocol: 'grpc', migrates: true, callsProviders: false },
+  usage: { shape: usageConfigShape, protocol: 'grpc', migrates: false, callsProviders: false },
   edge: { shape: edgeConfigShape, protocol: 'http', migrates: false, callsProviders: true },
   agent: { shape: agentConfigShape, protocol: 'grpc', migrates: true, callsProviders: false },
 };
@@ -57,6 +59,7 @@ const ALL_INTERFACES = new Set(['0.0.0.0', '::']);
 /** A value of the right form for each Secret key, to run the services' configs over the manifests. */
 const SAMPLE_SECRET_VALUES: Readonly<Record<string, string>> = {
   DATABASE_URL: 'postgres://gateway:password@postgres:5432/gateway',
+  USAGE_DATABASE_URL: 'postgres://gateway_usage:password@postgres:5432/gateway',
   REDIS_URL: 'redis://redis:6379',
   ACCESS_TOKEN_SECRET: 'a'.repeat(48),
   SECRETS_KEY: '0f'.repeat(32),

@@ -1,4 +1,4 @@
-import { checkDeploy, readDeployFiles, type DeployFiles } from '../../deploy/check';
+import { SERVICES, checkDeploy, readDeployFiles, type DeployFiles } from '../../deploy/check';
 import { REPO_ROOT } from '../support/paths';
 
 /** The repository's deploy/ files with one text replaced; the text must be there, so a stale case fails loudly. */
@@ -151,6 +151,6 @@ describe('deploy/', () => {
     ].join('\n');
     const path = 'deploy/base/router.yaml';
     const problems = checkDeploy(new Map(files).set(path, `${files.get(path)}${simulator}`), REPO_ROOT);
-    expect(problems).toContain('deploy/base/router.yaml: Deployment simulator is not a service of the base (auth, router, pricing, ledger, edge, agent)');
+    expect(problems).toContain(`deploy/base/router.yaml: Deployment simulator is not a service of the base (${Object.keys(SERVICES).join(', ')})`);
   });
 });
