@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { findCredentials } from '../support/secrets-scan';
 import { REPO_ROOT } from '../support/paths';
+import { eventually } from './support/eventually';
 
 jest.setTimeout(120_000);
 
@@ -58,6 +59,17 @@ function stop(embedded: Embedded): Promise<number | null> {
   });
 }
 
+interface UsageBody {
+  to?: string;
+  totals: { requests: number; cost_usd: string; unpriced_requests: number };
+}
+
+async function usage(url: string, headers: Record<string, string>): Promise<UsageBody> {
+  const response = await fetch(url, { headers });
+  expect(response.status).toBe(200);
+  return (await response.json()) as UsageBody;
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), 'gateway-embedded-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -80,6 +92,13 @@ describe('npm start (the embedded default)', () => {
       expect(response.headers.get('x-service-principal')).toBe('api_key');
       expect(response.headers.get('x-service-metered')).toBe('true');
       expect(response.headers.get('x-service-cost-usd')).toMatch(/^\d+\.\d{6}$/);
+      // The usage service reads the same PGlite (the in-process writer commits a moment after the
+      // answer): the call shows up, at the cost the client was told.
+      const report = await eventually(async () => {
+        const body = await usage(`http://127.0.0.1:${embedded.port}/api/v1/usage?range=7d&group_by=model`, { authorization: `Bearer ${apiKey}` });
+        return body.totals.requests > 0 ? body : undefined;
+      }, 'the call in the usage report');
+      expect(report.totals).toMatchObject({ requests: 1, cost_usd: response.headers.get('x-service-cost-usd'), unpriced_requests: 0 });
       // Only the one-time welcome shows the key: no log line carries it.
       const logLines = embedded.output().split('\n').filter((line) => line.startsWith('{'));
       expect(findCredentials(logLines.join('\n'))).toEqual([]);
@@ -101,7 +120,7 @@ describe('npm start (the embedded default)', () => {
       });
       expect(signIn.status).toBe(200);
       // The demo owner has an agent record: the agent API answers through the same gateway.
-      const { access_token: accessToken } = (await signIn.json()) as { access_token: string };
+      const { access_token: accessToken, user } = (await signIn.json()) as { access_token: string; user: { memberships: Array<{ organization_id: string }> } };
       const agent = (path: string, body?: unknown) =>
         fetch(`${base}/api/agent${path}`, {
           method: body === undefined ? 'GET' : 'POST',
@@ -119,6 +138,18 @@ describe('npm start (the embedded default)', () => {
         .create({ model: 'auto', messages: [{ role: 'user', content: 'Still there?' }] })
         .withResponse();
       expect(response.status).toBe(200);
+      // The Console's usage for the demo owner and the key's: the same report, with the calls of
+      // both starts and the agent's own calls through the gateway.
+      const org = user.memberships[0]?.organization_id ?? '';
+      const [byConsole, byKey] = await eventually(async () => {
+        const reports = await Promise.all([
+          usage(`${base}/api/v1/orgs/${org}/usage?range=7d`, { authorization: `Bearer ${accessToken}` }),
+          usage(`${base}/api/v1/usage?range=7d`, { authorization: `Bearer ${apiKey}` }),
+        ]);
+        const [consoleReport, keyReport] = reports.map((report) => JSON.stringify({ ...report, to: undefined }));
+        return reports[1].totals.requests > 2 && consoleReport === keyReport ? reports : undefined;
+      }, 'the same report on both routes, with the calls of both starts and the agent');
+      expect({ ...byConsole, to: undefined }).toEqual({ ...byKey, to: undefined });
     } finally {
       expect(await stop(embedded)).toBe(0);
     }

@@ -96,11 +96,11 @@ export async function startService({ name, entry, env, readyTimeoutMs = 60_000, 
 }
 
 /** Runs an entry to its exit: for processes expected to refuse to start. */
-export function runToExit(entry: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+export function runToExit(entry: string, env: Record<string, string>, args: readonly string[] = []): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, entry)],
+      ['--import', 'tsx', join(REPO_ROOT, entry), ...args],
       { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, timeout: 20_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),

@@ -48,6 +48,8 @@ export interface Stack {
   agentPlatformSecret: string;
   /** The ledger's Redis key prefix, unique to this stack. */
   ledgerKeyPrefix: string;
+  /** Namespace of auth's principal invalidations, unique to this stack (what the admin command publishes on). */
+  principalEventsPrefix: string;
   /** The key every managed call goes out with (the simulator accepts any). */
   managedProviderKey: string;
   /** Every process of the stack, extra replicas included. */
@@ -160,6 +162,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       skillCredentialsKey,
       agentPlatformSecret,
       ledgerKeyPrefix,
+      principalEventsPrefix,
       managedProviderKey,
       processes: () => [...Object.values(services), ...replicas],
       restart: async (name) => {

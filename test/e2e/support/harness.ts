@@ -20,6 +20,8 @@ export interface E2e {
   stack: Stack;
   /** `{base_url}/api/gateway/v1`, the `baseURL` a client is given. */
   gatewayUrl: string;
+  /** The suite's database, for commands an operator runs against it (`npm run admin`). */
+  databaseUrl: string;
   auth: Database<AuthDatabase>;
   ledger: Database<LedgerDatabase>;
   agent: Database<AgentDatabase>;
@@ -77,6 +79,7 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
   return {
     stack: started,
     gatewayUrl,
+    databaseUrl: database.url,
     auth,
     ledger,
     agent,
