@@ -201,6 +201,25 @@ describe.each([
     ]);
   });
 
+  it('names the failures of a class this version does not know, beside the known ones', async () => {
+    const { report } = await seeded(
+      (organizationId, now) =>
+        (['teapot', 'teapot', 'provider', null] as const).map((errorClass, index) => ({
+          organizationId,
+          startedAt: at(utcMidnight(now, 1), 10, index),
+          latencyMs: 5,
+          servedModel: index === 0 ? 'm-a' : 'm-b',
+          errorClass,
+        })),
+      { rangeDays: 7, groupBy: UsageGroupBy.USAGE_GROUP_BY_MODEL },
+    );
+    expect(report.totals).toMatchObject({ errors: '3', failures: { provider: '1', teapot: '2' } });
+    expect(report.groups.map((group) => [group.key, group.figures?.failures])).toEqual([
+      ['m-b', { provider: '1', teapot: '1' }],
+      ['m-a', { teapot: '1' }],
+    ]);
+  });
+
   it('answers an empty window with zeros and null percentiles, every day listed', async () => {
     const organizationId = newId();
     const byDay = await read(organizationId, 7, UsageGroupBy.USAGE_GROUP_BY_DAY);
@@ -317,6 +336,18 @@ describe.each([
     );
     expect(report.truncated).toBe(true);
     expect(report.totals).toEqual(figures(3, { latencyMs: { p50: 40, p95: 50, p99: 50 }, costMicros: '120' }));
+
+    // Within one millisecond: the cut is kept to the microsecond, so exactly the newest three count.
+    const sameMillisecond = await seeded(
+      (organizationId, now) =>
+        [10, 20, 30, 40, 50].map((latencyMs, index) => ({ organizationId, startedAt: at(utcMidnight(now, 1), 8), microseconds: 100 * (index + 1), latencyMs })),
+      { rangeDays: 7, groupBy: UsageGroupBy.USAGE_GROUP_BY_DAY },
+      backend.capped,
+    );
+    expect({ truncated: sameMillisecond.report.truncated, totals: sameMillisecond.report.totals }).toEqual({
+      truncated: true,
+      totals: figures(3, { latencyMs: { p50: 40, p95: 50, p99: 50 }, costMicros: '3000' }),
+    });
 
     const atCap = await seeded(
       (organizationId, now) => [1, 2, 3].map((latencyMs) => ({ organizationId, startedAt: at(utcMidnight(now, 1), latencyMs), latencyMs })),

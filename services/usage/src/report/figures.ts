@@ -24,9 +24,5 @@ export function emptyFigures(): Figures {
   return { requests: 0n, errors: 0n, failures: new Map(), latencyMs: null, costMicros: 0n, unpricedRequests: 0n };
 }
 
-/** Postgres bigint arrives as a string (pg), a number (PGlite) or a bigint; a count is exact either way. */
-export type DatabaseInteger = string | number | bigint;
-
-export function toBigInt(value: DatabaseInteger): bigint {
-  return BigInt(value);
-}
+/** Postgres bigint arrives as a string (pg) or a number (PGlite); BigInt() of either is exact for a count. */
+export type DatabaseInteger = string | number;

@@ -1,29 +1,30 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type InsertObject, type Kysely } from 'kysely';
 import type { LedgerDatabase } from '@gateway/ledger/db';
-import { errorMapping, type ErrorClass } from '@gateway/lib/errors';
-
-type TracesTable = LedgerDatabase['traces'];
+import { errorMapping } from '@gateway/lib/errors';
 
 /** The fields of a trace a usage report reads; everything else gets a plain value. */
 export interface TraceSeed {
   organizationId: string;
   startedAt: Date;
+  /** Added to startedAt: the database keeps microseconds, which a Date cannot hold. */
+  microseconds?: number;
   latencyMs: number;
   servedModel?: string | null;
   apiKeyId?: string | null;
   agentId?: string | null;
-  errorClass?: ErrorClass | null;
+  /** Any text: the table takes classes a later version of edge may add. */
+  errorClass?: string | null;
   /** Null: unpriced. */
   costMicros?: bigint | null;
 }
 
 /** An HTTP status edge would have answered with for the class. */
-function statusOf(errorClass: ErrorClass): number {
+function statusOf(errorClass: string): number {
   return Object.values(errorMapping).find((mapping) => mapping.errorClass === errorClass)?.http ?? 500;
 }
 
-export function traceRow(seed: TraceSeed): Insertable<TracesTable> {
+export function traceRow(seed: TraceSeed): InsertObject<LedgerDatabase, 'traces'> {
   const costMicros = seed.costMicros === undefined ? 1000n : seed.costMicros;
   const apiKeyId = seed.apiKeyId === undefined ? null : seed.apiKeyId;
   return {
@@ -46,7 +47,7 @@ export function traceRow(seed: TraceSeed): Insertable<TracesTable> {
     priced: costMicros !== null,
     cost_micros: costMicros,
     stream: false,
-    started_at: seed.startedAt,
+    started_at: seed.microseconds ? sql<Date>`${seed.startedAt}::timestamptz + ${seed.microseconds}::int * interval '1 microsecond'` : seed.startedAt,
     recorded_at: seed.startedAt,
   };
 }
