@@ -11,7 +11,9 @@
  *
  * Options: --seconds N (each run, default 10), --rates 200,500,1000,
  * --step-seconds N (each run of the search for the highest rate, default 5),
- * --upstream-latency-ms N (the simulator's answer time, default 0).
+ * --upstream-latency-ms N (the simulator's answer time, default 0),
+ * --edge-replicas N (edge processes the load is spread over, as a Service
+ * spreads it over pods; default 2, as deploy/base runs edge).
  */
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
@@ -31,11 +33,13 @@ const { values } = parseArgs({
     rates: { type: 'string' },
     'step-seconds': { type: 'string' },
     'upstream-latency-ms': { type: 'string' },
+    'edge-replicas': { type: 'string' },
   },
 });
 const seconds = z.coerce.number().positive().default(10).parse(values.seconds);
 const stepSeconds = z.coerce.number().positive().default(5).parse(values['step-seconds']);
 const upstreamLatencyMs = z.coerce.number().int().min(0).default(0).parse(values['upstream-latency-ms']);
+const edgeReplicas = z.coerce.number().int().min(1).max(8).default(2).parse(values['edge-replicas']);
 const rates = z
   .string()
   .default('200,500,1000')
@@ -50,36 +54,41 @@ const STREAM_RATE = 50;
 /** A short chat turn: what most gateway traffic looks like. */
 const MESSAGES = [{ role: 'user', content: 'Hello! Can you tell me what a gateway is, in one sentence?' }];
 
+/** One kind of request to one service, spread over its replicas in turn. */
 interface Target {
-  pool: Pool;
+  pools: Pool[];
   path: string;
   headers: Record<string, string>;
   body: string;
+  next(): Pool;
 }
 
-function target(origin: string, path: string, authorization: string, body: Record<string, unknown>): Target {
+function target(origins: string[], path: string, authorization: string, body: Record<string, unknown>): Target {
+  const pools = origins.map((origin) => new Pool(origin, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000 }));
+  let turn = 0;
   return {
-    pool: new Pool(origin, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000 }),
+    pools,
     path,
     headers: { authorization: `Bearer ${authorization}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
+    next: () => pools[(turn += 1) % pools.length] as Pool,
   };
 }
 
 /** A whole answer: status 200 and the body read to its end. */
-function completion({ pool, path, headers, body }: Target): Send {
+function completion({ next, path, headers, body }: Target): Send {
   return async () => {
-    const response = await pool.request({ path, method: 'POST', headers, body });
+    const response = await next().request({ path, method: 'POST', headers, body });
     await response.body.text();
     return response.statusCode === 200 ? { ok: true } : { ok: false, reason: `status ${response.statusCode}` };
   };
 }
 
 /** Time to the first byte of a streamed answer's body; the rest is read but not timed. */
-function firstByte({ pool, path, headers, body }: Target, timings: number[]): Send {
+function firstByte({ next, path, headers, body }: Target, timings: number[]): Send {
   return async () => {
     const started = performance.now();
-    const response = await pool.request({ path, method: 'POST', headers, body });
+    const response = await next().request({ path, method: 'POST', headers, body });
     let first = true;
     for await (const _chunk of response.body) {
       if (first) timings.push(performance.now() - started);
@@ -143,6 +152,8 @@ async function main(): Promise<void> {
       readyTimeoutMs: 60_000,
       serviceEnv: { simulator: { LATENCY_MS: String(upstreamLatencyMs) } },
     });
+    const edges = [stack.baseUrl];
+    for (let replica = 1; replica < edgeReplicas; replica += 1) edges.push(`http://127.0.0.1:${(await stack.startReplica('edge')).port}`);
     const auth = connectDatabase<AuthDatabase>({ kind: 'postgres', url: database.url, poolSize: 2 }, AUTH_SCHEMA);
     const caller = await seedCaller(auth.db, Buffer.from(stack.secretsKey, 'hex'), { plan: 'simulated' });
     await auth.destroy();
@@ -158,13 +169,13 @@ async function main(): Promise<void> {
     if (probe.status !== 200 || !servedModel) throw new Error(`the gateway answered ${probe.status} to the probe call`);
 
     const simulator = new URL(stack.simulatorUrl).origin;
-    const gatewayTarget = (body: Record<string, unknown>) => target(stack?.baseUrl ?? '', '/api/gateway/v1/chat/completions', caller.key, body);
-    const directTarget = (body: Record<string, unknown>) => target(simulator, '/v1/chat/completions', stack?.managedProviderKey ?? '', body);
+    const gatewayTarget = (body: Record<string, unknown>) => target(edges, '/api/gateway/v1/chat/completions', caller.key, body);
+    const directTarget = (body: Record<string, unknown>) => target([simulator], '/v1/chat/completions', stack?.managedProviderKey ?? '', body);
     const gateway = gatewayTarget({ model: 'auto', messages: MESSAGES });
     const direct = directTarget({ model: servedModel, messages: MESSAGES });
     const gatewayStream = gatewayTarget({ model: 'auto', messages: MESSAGES, stream: true });
     const directStream = directTarget({ model: servedModel, messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
-    pools.push(gateway.pool, direct.pool, gatewayStream.pool, directStream.pool);
+    pools.push(...[gateway, direct, gatewayStream, directStream].flatMap(({ pools: each }) => each));
 
     console.log('Warming up (JIT, connection pools, the period\'s quota counters)...');
     await compare(200, 3000, completion(direct), completion(gateway));
@@ -194,7 +205,7 @@ async function main(): Promise<void> {
     const ttfbGateway = summarize(gatewayFirstBytes);
 
     console.log('');
-    console.log(`Gateway latency added over calling the simulator directly. Stack: edge, auth, router, pricing, ledger as separate processes on Postgres and Redis; simulator answer time ${upstreamLatencyMs} ms; request: model "auto" (served by ${servedModel}), one short user message.`);
+    console.log(`Gateway latency added over calling the simulator directly. Stack: ${edgeReplicas} edge replica(s), auth, router, pricing, ledger (and agent) as separate processes on Postgres and Redis; simulator answer time ${upstreamLatencyMs} ms; request: model "auto" (served by ${servedModel}), one short user message.`);
     console.log(machineLine());
     console.table(table.map(comparisonRow));
     console.log(

@@ -7,7 +7,6 @@
  * sent; how late the generator itself sent requests is reported beside it,
  * so a figure measured while the generator could not keep pace is visible.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { summarize, type Summary } from './stats';
 
 export interface Outcome {
@@ -108,10 +107,11 @@ export async function runPaced({ rate, durationMs, send, maxInFlight = 5000 }: P
       recorder.errors += total - next;
       break;
     }
-    // Sleep until the next request is due, but never a whole timer tick past it.
+    // Sleep until the next request is due. Never spin: the generator shares the
+    // machine with the system it measures, and a busy wait would take its CPU.
+    // Timers fire up to a millisecond late; the send lag column shows by how much.
     const wait = started + next * intervalMs - performance.now();
-    if (wait > 2) await new Promise((resolve) => setTimeout(resolve, wait - 1));
-    else await nextTurn();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.floor(wait))));
   }
   await Promise.all(inFlight);
   return recorder.result(started);
