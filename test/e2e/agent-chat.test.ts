@@ -1,4 +1,5 @@
-import { expectError } from '../../services/edge/test/support/http';
+import { call, expectError } from '../../services/edge/test/support/http';
+import { eventually } from './support/eventually';
 import { SAMPLE_IMAGES } from '../../services/agent/test/support/sample-images';
 import { agentApi, seedAgentUser, type AgentApi, type AgentUser } from './support/agent';
 import { committedTrace } from './support/ledger';
@@ -21,6 +22,10 @@ interface ChatBody {
   reply: Json;
   tool_runs: Array<Json & { tool: { name: string; arguments: Json; result: Json; ok: boolean } }>;
   usage: { calls: number; request_ids: string[]; model: string; cost_usd: string | null };
+}
+
+interface UsageReport {
+  groups?: Array<{ key: string | null; requests: number; errors: number; cost_usd: string }>;
 }
 
 let e2e: E2e;
@@ -68,6 +73,15 @@ describe('a chat', () => {
       priced: true,
     });
     expect(Number(trace.cost_micros)).toBe(Math.round(Number(usage.cost_usd) * 1_000_000));
+
+    // The organization's usage, grouped by agent, counts the call under the agent record with its cost.
+    const written = await eventually(async () => {
+      const report = await call<UsageReport>(e2e.stack.baseUrl, '/api/v1/usage?range=7d&group_by=agent', { bearer: owner.apiKey });
+      const group = report.body.groups?.find(({ key }) => key === owner.agentId);
+      return group && group.requests >= 1 ? { report, group } : undefined;
+    }, 'the agent chat in the usage report');
+    expect(written.report.status).toBe(200);
+    expect(written.group).toMatchObject({ requests: 1, errors: 0, cost_usd: usage.cost_usd });
   });
 
   it('runs the tools the model calls, records every run in the session, and writes the memory', async () => {
