@@ -193,6 +193,19 @@ async function main(): Promise<void> {
         if (!holds(step)) break;
         highest = step;
       }
+    } else {
+      // Down from the lowest rate that failed, above the highest that held, until one holds.
+      const failedAt = Math.min(...table.filter((comparison) => !holds(comparison)).map(({ rate }) => rate));
+      const candidates = [0.8, 0.6, 0.4, 0.3, 0.2, 0.1]
+        .map((fraction) => Math.max(10, Math.round((failedAt * fraction) / 10) * 10))
+        .filter((rate, index, all) => rate > (highest?.rate ?? 0) && all.indexOf(rate) === index);
+      for (const rate of candidates) {
+        const step = await compare(rate, stepSeconds * 1000, completion(direct), completion(gateway));
+        if (holds(step)) {
+          highest = step;
+          break;
+        }
+      }
     }
 
     console.log('Streaming, time to first byte:');

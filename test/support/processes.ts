@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { logDir, REPO_ROOT } from './paths';
 
@@ -36,45 +36,60 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** The port a service's `listening` line names, once its log holds one. */
+function listeningPort(log: string): number | undefined {
+  for (const line of log.split('\n')) {
+    if (!line.includes('"listening"')) continue;
+    try {
+      const parsed = JSON.parse(line) as { msg?: string; port?: number };
+      if (parsed.msg === 'listening' && typeof parsed.port === 'number') return parsed.port;
+    } catch {
+      // a partial line; wait for the rest
+    }
+  }
+  return undefined;
+}
+
+const READY_POLL_MS = 20;
+let started = 0;
+
 export async function startService({ name, entry, env, readyTimeoutMs = 60_000, nodeArgs = [] }: StartOptions): Promise<ServiceProcess> {
+  // The process writes its output straight into its log file: nothing passes
+  // through this process, which may be a benchmark's load generator.
+  const pending = join(logDir(), `${name}-starting-${process.pid}-${(started += 1)}.log`);
+  const output = openSync(pending, 'a');
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', output, output],
   });
+  closeSync(output);
   const logFile = join(logDir(), `${name}-${child.pid}.log`);
-  const sink = createWriteStream(logFile);
-  child.stdout?.pipe(sink, { end: false });
-  child.stderr?.pipe(sink, { end: false });
+  renameSync(pending, logFile);
 
   const port = await new Promise<number>((resolve, reject) => {
-    let buffered = '';
-    const timer = setTimeout(() => {
-      // A process that never became ready is ours to end: leave no orphan behind.
-      child.kill('SIGKILL');
-      reject(new Error(`${name} did not report listening within ${readyTimeoutMs} ms; see ${logFile}`));
-    }, readyTimeoutMs);
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (const line of buffered.split('\n')) {
-        if (!line.includes('"listening"')) continue;
-        try {
-          const parsed = JSON.parse(line) as { msg?: string; port?: number };
-          if (parsed.msg === 'listening' && typeof parsed.port === 'number') {
-            clearTimeout(timer);
-            child.stdout?.off('data', onData);
-            resolve(parsed.port);
-          }
-        } catch {
-          // a partial line; wait for the rest
-        }
+    const deadline = Date.now() + readyTimeoutMs;
+    const onExit = (code: number | null) => {
+      clearTimeout(poll);
+      reject(new Error(`${name} exited with ${code} before listening; see ${logFile}`));
+    };
+    let poll: NodeJS.Timeout;
+    const check = () => {
+      const found = listeningPort(readFileSync(logFile, 'utf8'));
+      if (found !== undefined) {
+        child.off('exit', onExit);
+        resolve(found);
+      } else if (Date.now() > deadline) {
+        child.off('exit', onExit);
+        // A process that never became ready is ours to end: leave no orphan behind.
+        child.kill('SIGKILL');
+        reject(new Error(`${name} did not report listening within ${readyTimeoutMs} ms; see ${logFile}`));
+      } else {
+        poll = setTimeout(check, READY_POLL_MS);
       }
     };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before listening; see ${logFile}`));
-    });
+    child.once('exit', onExit);
+    poll = setTimeout(check, READY_POLL_MS);
   });
 
   return {
