@@ -9,7 +9,7 @@ async function main(): Promise<void> {
 
   // Loaded after telemetry so grpc-js, http and pg are instrumented.
   const { createLogger } = await import('@gateway/lib/logging');
-  const { connectDatabase, migrateToLatest, pingDatabase } = await import('@gateway/lib/db');
+  const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
   const { createPromiseClient, grpcHealthProbe, servingCheck } = await import('@gateway/lib/grpc');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');
@@ -22,14 +22,10 @@ async function main(): Promise<void> {
   const { startAgentServer } = await import('./server');
 
   const logger = createLogger({ service: 'agent', level: config.LOG_LEVEL });
-  const database = connectDatabase<import('./db').AgentDatabase>(
-    { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE },
-    AGENT_SCHEMA,
+  const database = await openServiceDatabase<import('./db').AgentDatabase>(
+    { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: AGENT_SCHEMA, migrations: agentMigrations, migrateOnStart: config.MIGRATE_ON_START },
+    logger,
   );
-  if (config.MIGRATE_ON_START) {
-    const applied = await migrateToLatest(database.db, AGENT_SCHEMA, agentMigrations);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  }
   const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, address: string) =>
     createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS });
   const auth = client(AuthServiceService, 'auth', config.AUTH_ADDRESS);

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
 
   // Loaded after telemetry so grpc-js and pg are instrumented.
   const { createLogger } = await import('@gateway/lib/logging');
-  const { connectDatabase, migrateToLatest, pingDatabase } = await import('@gateway/lib/db');
+  const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
   const { createRedis, pingRedis } = await import('@gateway/lib/redis');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { AUTH_SCHEMA, authMigrations } = await import('./db');
@@ -19,14 +19,10 @@ async function main(): Promise<void> {
   const { startAuthServer } = await import('./server');
 
   const logger = createLogger({ service: 'auth', level: config.LOG_LEVEL });
-  const database = connectDatabase<import('./db').AuthDatabase>(
-    { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE },
-    AUTH_SCHEMA,
+  const database = await openServiceDatabase<import('./db').AuthDatabase>(
+    { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: AUTH_SCHEMA, migrations: authMigrations, migrateOnStart: config.MIGRATE_ON_START },
+    logger,
   );
-  if (config.MIGRATE_ON_START) {
-    const applied = await migrateToLatest(database.db, AUTH_SCHEMA, authMigrations);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  }
   const redis = createRedis(config.REDIS_URL);
   const invalidator = createRedisInvalidator({
     publisher: redis,

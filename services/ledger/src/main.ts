@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   // Loaded after telemetry so grpc-js and pg are instrumented.
   const { createLogger } = await import('@gateway/lib/logging');
   const { DEFAULT_CATALOG_PATH, loadCatalog } = await import('@gateway/lib/catalog');
-  const { connectDatabase, migrateToLatest, pingDatabase } = await import('@gateway/lib/db');
+  const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
   const { createRedis, pingRedis } = await import('@gateway/lib/redis');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { LEDGER_SCHEMA, ledgerMigrations } = await import('./db');
@@ -22,14 +22,10 @@ async function main(): Promise<void> {
 
   const logger = createLogger({ service: 'ledger', level: config.LOG_LEVEL });
   const catalog = loadCatalog(config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH);
-  const database = connectDatabase<import('./db').LedgerDatabase>(
-    { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE },
-    LEDGER_SCHEMA,
+  const database = await openServiceDatabase<import('./db').LedgerDatabase>(
+    { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, migrateOnStart: config.MIGRATE_ON_START },
+    logger,
   );
-  if (config.MIGRATE_ON_START) {
-    const applied = await migrateToLatest(database.db, LEDGER_SCHEMA, ledgerMigrations);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  }
   const keys = ledgerKeys(config.REDIS_KEY_PREFIX);
   const redis = createRedis(config.REDIS_URL);
   // Blocking stream reads hold a connection; RPCs must not queue behind them.

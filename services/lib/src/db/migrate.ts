@@ -1,5 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { DomainError } from '../errors';
+import type { Logger } from '../logging';
+import { connectDatabase, type Database } from './connect';
 
 /**
  * Migrations are plain modules listed in an index, frozen once released
@@ -52,4 +54,26 @@ export function missingMigration(schema: string, migrationName: string, cause: u
     `The database lacks migration "${migrationName}" of schema "${schema}". Run "npm run migrate".`,
     { cause, internalReason: 'missing migration' },
   );
+}
+
+export interface ServiceDatabaseOptions {
+  url: string;
+  poolSize: number;
+  schema: string;
+  migrations: MigrationIndex;
+  /** Apply pending migrations now (local runs and tests); a deployment runs them as an init step. */
+  migrateOnStart: boolean;
+}
+
+/** A service's own schema on Postgres, migrated first when asked, with what was applied reported. */
+export async function openServiceDatabase<DB>(
+  { url, poolSize, schema, migrations, migrateOnStart }: ServiceDatabaseOptions,
+  logger: Pick<Logger, 'info'>,
+): Promise<Database<DB>> {
+  const database = connectDatabase<DB>({ kind: 'postgres', url, poolSize }, schema);
+  if (migrateOnStart) {
+    const applied = await migrateToLatest(database.db, schema, migrations);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  }
+  return database;
 }
