@@ -1,7 +1,7 @@
 import { InferenceMode, PrincipalKind, type Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 
-/** An organization-level API key's principal, as auth grants it. */
-export function samplePrincipal(organizationId: string, expiresAt?: Date): Principal {
+/** An organization-level API key's principal, as auth grants it, with what a test changes. */
+export function samplePrincipal(organizationId: string, overrides: Partial<Principal> = {}): Principal {
   return {
     kind: PrincipalKind.PRINCIPAL_KIND_API_KEY,
     organizationId,
@@ -14,6 +14,7 @@ export function samplePrincipal(organizationId: string, expiresAt?: Date): Princ
     enforceQuota: true,
     providerKeyCiphertext: '',
     messagesLimit: '0',
-    expiresAt,
+    expiresAt: undefined,
+    ...overrides,
   };
 }

@@ -33,7 +33,7 @@ describe('PrincipalCache', () => {
 
   it('stops at the credential’s own expiry when that comes before the TTL', () => {
     const { cache, clock } = cacheAt();
-    cache.store('k', samplePrincipal(ORG_A, new Date(clock.now + 5_000)), cache.ticket());
+    cache.store('k', samplePrincipal(ORG_A, { expiresAt: new Date(clock.now + 5_000) }), cache.ticket());
     clock.now += 4_999;
     expect(cache.get('k')).toBeDefined();
     clock.now += 1;

@@ -1,10 +1,11 @@
 import { signAccessToken } from '@gateway/lib/access-token';
 import { DomainError, INVALID_CREDENTIAL_MESSAGE, invalidCredential } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
-import { InferenceMode, PrincipalKind, Role, type Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import { PrincipalKind, Role, type Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { UsageGroupBy, type GetUsageRequest, type GetUsageResponse, type UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
 import { ORG_ID, TEST_SECRET, USER_ID, startFakeEdge, type RunningFakeEdge } from '../../test/support/fake-auth';
 import { call, expectError } from '../../test/support/http';
+import { samplePrincipal } from '../../../../test/support/principals';
 
 /**
  * The usage routes in front of fake auth and usage clients: who may ask,
@@ -17,19 +18,7 @@ const NARROW_KEY = `svc_test_1a1b2c3d${'e'.repeat(48)}`;
 const OTHER_ORG = '2f0b4c3e-8d2a-4e6b-9c1d-2a3b4c5d6e7f';
 
 function principal(scopes: string[], kind = PrincipalKind.PRINCIPAL_KIND_API_KEY): Principal {
-  return {
-    kind,
-    organizationId: ORG_ID,
-    apiKeyId: kind === PrincipalKind.PRINCIPAL_KIND_API_KEY ? '9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d' : '',
-    agentId: '',
-    scopes,
-    planTier: 'pro',
-    mode: InferenceMode.INFERENCE_MODE_MANAGED,
-    model: 'auto',
-    enforceQuota: true,
-    providerKeyCiphertext: '',
-    messagesLimit: '0',
-  };
+  return samplePrincipal(ORG_ID, { kind, scopes, ...(kind === PrincipalKind.PRINCIPAL_KIND_API_KEY ? {} : { apiKeyId: '' }) });
 }
 
 const figures = (requests: string, costMicros: string, latency?: { p50: number; p95: number; p99: number }) => ({
