@@ -25,7 +25,7 @@ import { startStack, type Stack } from '../support/stack';
 import { seedCaller } from '../e2e/support/seed';
 import { prepareBenchEnvironment } from './support/environment';
 import { runPaced, type LoadResult, type Send } from './support/load';
-import { machineLine, ms } from './support/stats';
+import { machineLine, ms, summarize } from './support/stats';
 
 const { values } = parseArgs({
   options: {
@@ -213,7 +213,6 @@ async function main(): Promise<void> {
     const gatewayFirstBytes: number[] = [];
     const streamDirect = await runPaced({ rate: STREAM_RATE, durationMs: seconds * 1000, send: firstByte(directStream, directFirstBytes) });
     const streamGateway = await runPaced({ rate: STREAM_RATE, durationMs: seconds * 1000, send: firstByte(gatewayStream, gatewayFirstBytes) });
-    const { summarize } = await import('./support/stats');
     const ttfbDirect = summarize(directFirstBytes);
     const ttfbGateway = summarize(gatewayFirstBytes);
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret } from '@gateway/lib/cipher';
+import { sqlStateOf } from '@gateway/lib/db';
 import { DomainError } from '@gateway/lib/errors';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -91,7 +92,7 @@ export type IssueAgentSecretInput = z.input<typeof issueAgentSecretInput>;
 export type CreateKeyInput = z.input<typeof createKeyInput>;
 
 function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+  return sqlStateOf(error) === '23505';
 }
 
 async function requireOrganization(db: Kysely<AuthDatabase>, organizationId: string): Promise<{ planTier: string }> {

@@ -45,7 +45,13 @@ export async function pendingMigrations<DB>(db: Kysely<DB>, schema: string, migr
  * 503 naming the migration it lacks, never an empty result (SPEC 5.1.9).
  */
 export function isUndefinedTable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '42P01';
+  return sqlStateOf(error) === '42P01';
+}
+
+/** The SQLSTATE code of a Postgres (or PGlite) error, if it is one. */
+export function sqlStateOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
 export function missingMigration(schema: string, migrationName: string, cause: unknown): DomainError {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { missingMigration } from '@gateway/lib/db';
+import { isUndefinedTable, missingMigration, sqlStateOf } from '@gateway/lib/db';
 import { DomainError } from '@gateway/lib/errors';
 // Types only: the ledger owns schema `ledger` and declares its tables and
 // migrations; this service's image holds none of the ledger's code, and a
@@ -21,7 +21,6 @@ const READER_ROLE: typeof USAGE_READER_ROLE = 'ledger_usage_reader';
 const TABLES_MIGRATION: typeof LEDGER_TABLES_MIGRATION = '0001_ledger';
 const READS_MIGRATION: typeof USAGE_READS_MIGRATION = '0002_usage_reads';
 
-const UNDEFINED_TABLE = '42P01';
 const UNDEFINED_OBJECT = '42704';
 const INSUFFICIENT_PRIVILEGE = '42501';
 const QUERY_CANCELED = '57014';
@@ -32,14 +31,10 @@ export interface ReadLimits {
   workMemMb: number;
 }
 
-function sqlState(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
 /** The reader role is missing (migration not applied) or the login may not act as it (deployment). */
 function roleFailure(error: unknown): unknown {
-  if (sqlState(error) === UNDEFINED_OBJECT) return missingMigration(TRACES_SCHEMA, READS_MIGRATION, error);
-  if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) return error;
+  if (sqlStateOf(error) === UNDEFINED_OBJECT) return missingMigration(TRACES_SCHEMA, READS_MIGRATION, error);
+  if (sqlStateOf(error) !== INSUFFICIENT_PRIVILEGE) return error;
   return new DomainError('unavailable', `The usage service's database login is not a member of role ${READER_ROLE}.`, {
     cause: error,
     internalReason: 'login cannot set the reader role',
@@ -48,9 +43,8 @@ function roleFailure(error: unknown): unknown {
 
 function readFailure(error: unknown, timeoutMs: number): DomainError {
   if (error instanceof DomainError) return error;
-  switch (sqlState(error)) {
-    case UNDEFINED_TABLE:
-      return missingMigration(TRACES_SCHEMA, TABLES_MIGRATION, error);
+  if (isUndefinedTable(error)) return missingMigration(TRACES_SCHEMA, TABLES_MIGRATION, error);
+  switch (sqlStateOf(error)) {
     // The role exists (another database of the cluster made it) but this database never granted it anything.
     case INSUFFICIENT_PRIVILEGE:
       return missingMigration(TRACES_SCHEMA, READS_MIGRATION, error);
