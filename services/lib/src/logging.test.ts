@@ -117,6 +117,12 @@ describe('maskCredentials', () => {
     expect(output()).not.toContain(credential);
   });
 
+  it('masks a skill credential that ends in a hyphen', () => {
+    const telegram = `123456789:${'a'.repeat(34)}-`;
+    const discord = `MTA${'b'.repeat(21)}.${'c'.repeat(6)}.${'d'.repeat(37)}-`;
+    expect(maskCredentials(`stored ${telegram} and ${discord}.`)).toBe('stored [REDACTED] and [REDACTED].');
+  });
+
   it('redacts skill credential fields wherever they are named', () => {
     const { logger, lines } = capturedLogger();
     logger.info({ telegram_bot_token: 'opaque-1', credentials: { slack_signing_secret: 'opaque-2', discord_app_id: 'opaque-3' } });

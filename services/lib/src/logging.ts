@@ -47,8 +47,9 @@ export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /pas_[0-9a-f]{48}/g, // legacy platform agent secret
   /rt_[0-9a-f]{64}/g, // refresh token
   // Credentials of other systems that pass through: skill credentials and provider keys.
-  /\b[MN][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g, // Discord bot token
-  /\b\d{8,10}:[A-Za-z0-9_-]{35}\b/g, // Telegram bot token
+  // They may end in '-', which \b cannot follow, so the end is "no further token character".
+  /\b[MN][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g, // Discord bot token
+  /\b\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g, // Telegram bot token
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack token
   /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}/g, // OpenAI / Anthropic-style provider key
 ];
