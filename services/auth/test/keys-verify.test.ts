@@ -112,7 +112,7 @@ describe('Authenticate with an API key', () => {
     const { key } = await createKey();
     await expect(auth.client.authenticate({ credential: withWrongSecret(key), agentId: '' })).rejects.toMatchObject({ kind: 'auth' });
     const prefix = key.slice(0, 17);
-    await waitFor(() => auth.process.logs().includes(`wrong api key secret (prefix ${prefix})`));
+    await waitFor(() => auth.process.logs().includes(`wrong_secret (prefix ${prefix})`));
     expect(auth.process.logs()).not.toContain(key.slice(17));
   });
 

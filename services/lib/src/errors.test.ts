@@ -76,12 +76,17 @@ describe('isErrorKind', () => {
 describe('invalidCredential', () => {
   it('gives every rejection the same public message and keeps the reason internal', () => {
     const revoked = invalidCredential('revoked');
-    const unknown = invalidCredential('unknown prefix');
+    const unknown = invalidCredential('unknown_key');
     expect(revoked.kind).toBe('auth');
     expect(revoked.message).toBe(INVALID_CREDENTIAL_MESSAGE);
     expect(unknown.message).toBe(revoked.message);
     expect(revoked.internalReason).toBe('revoked');
+    expect(revoked.reasonCode).toBe('revoked');
     expect(revoked.message).not.toContain('revoked');
+    expect(invalidCredential('wrong_secret', 'prefix svc_test_0a1b2c3d')).toMatchObject({
+      internalReason: 'wrong_secret (prefix svc_test_0a1b2c3d)',
+      reasonCode: 'wrong_secret',
+    });
   });
 });
 

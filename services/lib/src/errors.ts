@@ -63,8 +63,10 @@ export interface DomainErrorOptions {
   field?: string;
   /** Seconds until a retry can succeed (quota, rate limits). */
   retryAfterSeconds?: number;
-  /** Internal detail for logs and metrics only; never sent to a client. */
+  /** Internal detail for logs only; never sent to a client. */
   internalReason?: string;
+  /** A code from a small fixed set, for metrics labels (never an id or a caller's text); never sent to a client. */
+  reasonCode?: string;
   cause?: unknown;
 }
 
@@ -73,6 +75,7 @@ export class DomainError extends Error {
   readonly field: string | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly internalReason: string | undefined;
+  readonly reasonCode: string | undefined;
 
   constructor(kind: ErrorKind, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -81,6 +84,7 @@ export class DomainError extends Error {
     this.field = options.field;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.internalReason = options.internalReason;
+    this.reasonCode = options.reasonCode;
   }
 
   get httpStatus(): number {
@@ -99,8 +103,31 @@ export function isErrorKind(value: unknown): value is ErrorKind {
 /** The single public message for every rejected credential (SPEC 5.1.3). */
 export const INVALID_CREDENTIAL_MESSAGE = 'Invalid or missing credential.';
 
-export function invalidCredential(internalReason: string): DomainError {
-  return new DomainError('auth', INVALID_CREDENTIAL_MESSAGE, { internalReason });
+/**
+ * Why a credential was refused. The caller always gets the same 401; the
+ * reason goes to logs and, as a metrics label, to the rejection counts.
+ */
+export const credentialRejections = [
+  'malformed_header',
+  'missing',
+  'oversized',
+  'unknown_key',
+  'wrong_secret',
+  'revoked',
+  'expired',
+  'unknown_gateway_token',
+  'unknown_platform_secret',
+  'revoked_platform_secret',
+  'unknown_agent',
+] as const;
+export type CredentialRejection = (typeof credentialRejections)[number];
+
+/** `detail` is for logs (a key's public prefix, never the key). */
+export function invalidCredential(reason: CredentialRejection, detail?: string): DomainError {
+  return new DomainError('auth', INVALID_CREDENTIAL_MESSAGE, {
+    internalReason: detail === undefined ? reason : `${reason} (${detail})`,
+    reasonCode: reason,
+  });
 }
 
 /** Anything that is not a DomainError is a bug: hide it behind `internal`. */

@@ -28,8 +28,8 @@ export async function authenticateCredential(
   lastUsed: LastUsedRecorder,
   { credential, agentId }: CredentialToCheck,
 ): Promise<Principal> {
-  if (credential === '') throw invalidCredential('missing credential');
-  if (credential.length > MAX_CREDENTIAL_LENGTH) throw invalidCredential('oversized credential');
+  if (credential === '') throw invalidCredential('missing');
+  if (credential.length > MAX_CREDENTIAL_LENGTH) throw invalidCredential('oversized');
   const prefix = parseKey(credential);
   if (prefix !== null) return verifyApiKey(db, lastUsed, credential, prefix);
   if (agentId !== null) return verifyPlatformAgentSecret(db, credential, agentId);

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { CompiledQuery, Kysely } from 'kysely';
-import { invalidCredential, type DomainError } from '@gateway/lib/errors';
+import { invalidCredential, type CredentialRejection, type DomainError } from '@gateway/lib/errors';
 import { PrincipalKind, type Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { agentAttribution, organizationAttribution } from '../agents/attribution';
 import type { AuthDatabase } from '../db/schema';
@@ -14,9 +14,9 @@ import type { LastUsedRecorder } from './last-used';
  */
 const DUMMY_HASH = Buffer.from(sha256Hex('no api key has this hash'), 'hex');
 
-function rejected(reason: string, prefix: string): DomainError {
+function rejected(reason: CredentialRejection, prefix: string): DomainError {
   // The prefix is not secret and identifies the key in logs; the key never is logged.
-  return invalidCredential(`${reason} (prefix ${prefix})`);
+  return invalidCredential(reason, `prefix ${prefix}`);
 }
 
 function keyByPrefixQuery(db: Kysely<AuthDatabase>, prefix: string) {
@@ -71,10 +71,9 @@ async function findKeyByPrefix(db: Kysely<AuthDatabase>, prefix: string) {
  * SHA-256 hashes, and only after the secret matches, the lifecycle. So a
  * wrong secret cannot learn whether a selector names a revoked key or none.
  *
- * Verifications are deliberately not cached: every call reads the row, so a
- * revocation is seen by the very next call on every replica, with no
- * invalidation to fan out and no window where a revoked key still works.
- * The indexed lookup is fast enough for the hot path.
+ * Auth itself caches nothing: every call reads the row, so a revocation is
+ * seen by the very next call on every auth replica. Edge's principal cache
+ * is emptied on every edge replica before a revoke returns (invalidation/).
  */
 export async function verifyApiKey(
   db: Kysely<AuthDatabase>,
@@ -86,10 +85,10 @@ export async function verifyApiKey(
   const row = await findKeyByPrefix(db, prefix);
   const presented = Buffer.from(sha256Hex(key), 'hex');
   const secretMatches = timingSafeEqual(presented, row ? Buffer.from(row.secret_hash, 'hex') : DUMMY_HASH);
-  if (!row) throw rejected('unknown api key', prefix);
-  if (!secretMatches) throw rejected('wrong api key secret', prefix);
-  if (row.revoked_at) throw rejected('revoked api key', prefix);
-  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) throw rejected('expired api key', prefix);
+  if (!row) throw rejected('unknown_key', prefix);
+  if (!secretMatches) throw rejected('wrong_secret', prefix);
+  if (row.revoked_at) throw rejected('revoked', prefix);
+  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) throw rejected('expired', prefix);
 
   lastUsed.record(row.id, row.last_used_at, now);
   const attribution =

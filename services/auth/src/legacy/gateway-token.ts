@@ -15,6 +15,6 @@ export async function verifyGatewayToken(db: Kysely<AuthDatabase>, token: string
     .select(['id', 'organization_id', 'ai_model', 'mode', 'plan_tier', 'provider_key_ciphertext', 'messages_limit'])
     .where('gateway_token_hash', '=', sha256Hex(token))
     .executeTakeFirst();
-  if (!agent) throw invalidCredential('unknown gateway token');
+  if (!agent) throw invalidCredential('unknown_gateway_token');
   return legacyPrincipal(PrincipalKind.PRINCIPAL_KIND_GATEWAY_TOKEN, agent);
 }

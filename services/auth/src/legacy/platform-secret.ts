@@ -27,8 +27,8 @@ export async function verifyPlatformAgentSecret(db: Kysely<AuthDatabase>, secret
     ])
     .where('s.secret_hash', '=', sha256Hex(secret))
     .executeTakeFirst();
-  if (!found) throw invalidCredential('unknown platform agent secret');
-  if (found.revoked_at) throw invalidCredential('revoked platform agent secret');
+  if (!found) throw invalidCredential('unknown_platform_secret');
+  if (found.revoked_at) throw invalidCredential('revoked_platform_secret');
   const { id, organization_id, ai_model, mode, plan_tier, provider_key_ciphertext, messages_limit } = found;
   if (
     id === null ||
@@ -38,7 +38,7 @@ export async function verifyPlatformAgentSecret(db: Kysely<AuthDatabase>, secret
     plan_tier === null ||
     messages_limit === null
   ) {
-    throw invalidCredential('platform agent secret names an unknown agent record');
+    throw invalidCredential('unknown_agent', 'the platform agent secret names no agent record');
   }
   return legacyPrincipal(PrincipalKind.PRINCIPAL_KIND_AGENT_SECRET, {
     id,

@@ -31,7 +31,7 @@ export function modeName(principal: Principal): 'managed' | 'byok' {
 function bearerOf(req: Request): string {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match?.[1]) throw invalidCredential('missing or malformed Authorization header');
+  if (!match?.[1]) throw invalidCredential('malformed_header', 'missing or not a bearer Authorization header');
   return match[1];
 }
 

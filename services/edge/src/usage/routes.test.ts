@@ -61,7 +61,7 @@ describe('usage routes', () => {
           if (credential === API_KEY) return { principal: principal(['inference', 'usage:read']) };
           if (credential === NARROW_KEY) return { principal: principal(['inference']) };
           if (credential === 'legacy-gateway-token') return { principal: principal(['inference'], PrincipalKind.PRINCIPAL_KIND_GATEWAY_TOKEN) };
-          throw invalidCredential('unknown key');
+          throw invalidCredential('unknown_key');
         },
         getUser: async () => ({
           user: { id: USER_ID, email: 'member@example.com', memberships: [{ organizationId: ORG_ID, organizationName: 'Acme', role: Role.ROLE_MEMBER, planTier: 'pro' }] },
