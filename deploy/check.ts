@@ -137,7 +137,7 @@ const deploymentSchema = z.object({
     replicas: z.number().int().min(1),
     selector: z.object({ matchLabels: labels }),
     template: z.object({
-      metadata: z.object({ labels }),
+      metadata: z.object({ labels, annotations: z.record(z.string(), z.string()).default({}) }),
       spec: z.object({
         automountServiceAccountToken: z.literal(false),
         securityContext: z.object({
@@ -388,7 +388,7 @@ function checkImagesAndCommands(checked: Checked, root: string): void {
   }
 }
 
-function checkDockerfile(service: string, port: number, files: DeployFiles, root: string, problems: string[]): void {
+function checkDockerfile(service: string, ports: ServicePorts, files: DeployFiles, root: string, problems: string[]): void {
   const path = `services/${service}/Dockerfile`;
   const dockerfile = files.get(path);
   if (dockerfile === undefined) {
@@ -397,9 +397,21 @@ function checkDockerfile(service: string, port: number, files: DeployFiles, root
   }
   const lines = new Set(dockerfile.split('\n').map((line) => line.trim()));
   const entry = `services/${service}/src/main.ts`;
-  const expected = ['FROM ${RUNTIME_IMAGE}', `COPY services/${service} services/${service}`, `EXPOSE ${port}`, `CMD ["node", "--import", "tsx", "${entry}"]`];
+  const expected = ['FROM ${RUNTIME_IMAGE}', `COPY services/${service} services/${service}`, `EXPOSE ${ports.port} ${ports.metricsPort}`, `CMD ["node", "--import", "tsx", "${entry}"]`];
   for (const line of expected) if (!lines.has(line)) problems.push(`${path}: expected the line \`${line}\``);
   if (!existsSync(join(root, entry))) problems.push(`${path}: ${entry} does not exist`);
+}
+
+/** Prometheus finds the metrics port through the pod's annotations; the container names it. */
+function checkMetricsPort({ deployment, where, problems }: Checked, container: Container, metricsPort: number): void {
+  if (!container.ports.some((entry) => entry.name === 'metrics' && entry.containerPort === metricsPort)) {
+    problems.push(`${where}: no container port named metrics on ${metricsPort} (its METRICS_PORT)`);
+  }
+  const { annotations } = deployment.spec.template.metadata;
+  const expected = { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metricsPort), 'prometheus.io/path': '/metrics' };
+  for (const [key, value] of Object.entries(expected)) {
+    if (annotations[key] !== value) problems.push(`${where}: pod annotation ${key} should be "${value}"`);
+  }
 }
 
 function checkPortsAndProbes(checked: Checked, container: Container, port: number): void {
@@ -478,7 +490,12 @@ function managedProviderKeys(files: DeployFiles, problems: string[]): Set<string
  * Runs the service's zod config over the environment its container gets, with
  * every optional Secret key absent; returns the port it listens on and its environment.
  */
-function checkEnvironment(checked: Checked, container: Container, providerKeys: Set<string>): { port: number; env: Map<string, EnvVariable> } | undefined {
+interface ServicePorts {
+  port: number;
+  metricsPort: number;
+}
+
+function checkEnvironment(checked: Checked, container: Container, providerKeys: Set<string>): (ServicePorts & { env: Map<string, EnvVariable> }) | undefined {
   const { service, spec, where, problems } = checked;
   const env = containerEnvironment(container, checked);
   for (const name of env.keys()) {
@@ -504,7 +521,7 @@ function checkEnvironment(checked: Checked, container: Container, providerKeys: 
       }
     }
   }
-  return { port: Number(config.PORT), env };
+  return { port: Number(config.PORT), metricsPort: Number(config.METRICS_PORT), env };
 }
 
 /** host:port variables naming another service (AUTH_ADDRESS, ...) must point at its Service. */
@@ -582,8 +599,9 @@ export function checkDeploy(files: DeployFiles, root: string): string[] {
     const environment = checkEnvironment(checked, container, providerKeys);
     if (!environment) continue;
     checkPortsAndProbes(checked, container, environment.port);
+    checkMetricsPort(checked, container, environment.metricsPort);
     checkAddresses(checked, environment.env);
-    checkDockerfile(service, environment.port, files, root, problems);
+    checkDockerfile(service, environment, files, root, problems);
   }
   checkSecret(secretKeysRead(deployments.map(({ object }) => object)), providerKeys, files, problems);
   return problems;

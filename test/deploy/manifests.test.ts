@@ -112,9 +112,23 @@ describe('deploy/', () => {
     {
       change: 'a Dockerfile exposing another port',
       path: 'services/ledger/Dockerfile',
-      from: 'EXPOSE 50054',
-      to: 'EXPOSE 50055',
-      problem: 'services/ledger/Dockerfile: expected the line `EXPOSE 50054`',
+      from: 'EXPOSE 50054 9464',
+      to: 'EXPOSE 50055 9464',
+      problem: 'services/ledger/Dockerfile: expected the line `EXPOSE 50054 9464`',
+    },
+    {
+      change: 'a metrics port the pod annotations do not name',
+      path: 'deploy/base/router.yaml',
+      from: 'prometheus.io/port: "9464"',
+      to: 'prometheus.io/port: "9465"',
+      problem: 'deploy/base/router.yaml: Deployment router: pod annotation prometheus.io/port should be "9464"',
+    },
+    {
+      change: 'a METRICS_PORT the container does not open',
+      path: 'deploy/base/pricing.yaml',
+      from: 'METRICS_PORT: "9464"',
+      to: 'METRICS_PORT: "9100"',
+      problem: 'deploy/base/pricing.yaml: Deployment pricing: no container port named metrics on 9100',
     },
     {
       change: 'a YAML syntax error',

@@ -99,6 +99,12 @@ describe('npm start (the embedded default)', () => {
         return body.totals.requests > 0 ? body : undefined;
       }, 'the call in the usage report');
       expect(report.totals).toMatchObject({ requests: 1, cost_usd: response.headers.get('x-service-cost-usd'), unpriced_requests: 0 });
+      // The welcome names where the process's metrics are; they count the call by its route.
+      const metricsUrl = /Prometheus metrics: (http:\/\/\S+\/metrics)/.exec(embedded.output())?.[1];
+      expect(metricsUrl).toBeDefined();
+      const metrics = await (await fetch(metricsUrl ?? '')).text();
+      expect(metrics).toMatch(/^edge_http_duration_count\{[^}]*http_route="\/api\/gateway\/v1\/chat\/completions"[^}]*http_response_status_code="200"[^}]*\} 1$/m);
+      expect(findCredentials(metrics)).toEqual([]);
       // Only the one-time welcome shows the key: no log line carries it.
       const logLines = embedded.output().split('\n').filter((line) => line.startsWith('{'));
       expect(findCredentials(logLines.join('\n'))).toEqual([]);

@@ -13,6 +13,8 @@ export interface ServiceProcess {
   pid: number;
   port: number;
   address: string;
+  /** Where it serves Prometheus metrics (`GET /metrics`); undefined for a process without them (the simulator). */
+  metricsPort: number | undefined;
   logFile: string;
   logs(): string;
   /** SIGTERM and wait for exit (drain). */
@@ -36,13 +38,13 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-/** The port a service's `listening` line names, once its log holds one. */
-function listeningPort(log: string): number | undefined {
+/** The ports a service's `listening` line names, once its log holds one. */
+function listeningPorts(log: string): { port: number; metricsPort: number | undefined } | undefined {
   for (const line of log.split('\n')) {
     if (!line.includes('"listening"')) continue;
     try {
-      const parsed = JSON.parse(line) as { msg?: string; port?: number };
-      if (parsed.msg === 'listening' && typeof parsed.port === 'number') return parsed.port;
+      const parsed = JSON.parse(line) as { msg?: string; port?: number; metrics_port?: number };
+      if (parsed.msg === 'listening' && typeof parsed.port === 'number') return { port: parsed.port, metricsPort: parsed.metrics_port };
     } catch {
       // a partial line; wait for the rest
     }
@@ -60,14 +62,15 @@ export async function startService({ name, entry, env, readyTimeoutMs = 60_000, 
   const output = openSync(pending, 'a');
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...env },
+    // Port 0 for both listeners: many processes of many suites share this host.
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', ...env },
     stdio: ['ignore', output, output],
   });
   closeSync(output);
   const logFile = join(logDir(), `${name}-${child.pid}.log`);
   renameSync(pending, logFile);
 
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, metricsPort } = await new Promise<{ port: number; metricsPort: number | undefined }>((resolve, reject) => {
     const deadline = Date.now() + readyTimeoutMs;
     const onExit = (code: number | null) => {
       clearTimeout(poll);
@@ -75,7 +78,7 @@ export async function startService({ name, entry, env, readyTimeoutMs = 60_000, 
     };
     let poll: NodeJS.Timeout;
     const check = () => {
-      const found = listeningPort(readFileSync(logFile, 'utf8'));
+      const found = listeningPorts(readFileSync(logFile, 'utf8'));
       if (found !== undefined) {
         child.off('exit', onExit);
         resolve(found);
@@ -97,6 +100,7 @@ export async function startService({ name, entry, env, readyTimeoutMs = 60_000, 
     pid: child.pid ?? -1,
     port,
     address: `127.0.0.1:${port}`,
+    metricsPort,
     logFile,
     logs: () => readFileSync(logFile, 'utf8'),
     stop: async () => {
@@ -116,7 +120,7 @@ export function runToExit(entry: string, env: Record<string, string>, args: read
     execFile(
       process.execPath,
       ['--import', 'tsx', join(REPO_ROOT, entry), ...args],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, timeout: 20_000 },
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', METRICS_PORT: '0', ...env }, timeout: 20_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
     );

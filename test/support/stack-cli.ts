@@ -44,7 +44,10 @@ async function main(): Promise<void> {
     ...(config.SKILL_CREDENTIALS_KEY ? { skillCredentialsKey: config.SKILL_CREDENTIALS_KEY } : {}),
     ...(config.AGENT_PLATFORM_SECRET ? { agentPlatformSecret: config.AGENT_PLATFORM_SECRET } : {}),
   });
-  for (const service of stack.processes()) console.log(`${service.name.padEnd(10)} 127.0.0.1:${service.port}  (pid ${service.pid})`);
+  for (const service of stack.processes()) {
+    const metrics = service.metricsPort === undefined ? '' : `  metrics http://127.0.0.1:${service.metricsPort}/metrics`;
+    console.log(`${service.name.padEnd(10)} 127.0.0.1:${service.port}  (pid ${service.pid})${metrics}`);
+  }
   console.log(`\nGateway:   ${stack.baseUrl}/api/gateway/v1  (model provider: the simulator at ${stack.simulatorUrl})`);
   console.log(`Agent API: ${stack.baseUrl}/api/agent  (sign in first; see README)`);
   console.log(`logs      ${logDir()}`);

@@ -18,6 +18,8 @@ const flag = (fallback: 'true' | 'false') => z.enum(['true', 'false']).default(f
 export const agentConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(50056),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   DATABASE_URL: env.url(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   LOG_LEVEL: env.logLevel(),

@@ -70,7 +70,8 @@ async function main(): Promise<void> {
     await database.destroy();
     await telemetry.shutdown();
   });
-  logger.info({ port: server.grpc.port }, 'listening');
+  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
+  logger.info({ port: server.grpc.port, metrics_port: metrics.port }, 'listening');
 }
 
 main().catch((error: unknown) => {

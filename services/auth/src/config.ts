@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const authConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(50051),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   DATABASE_URL: env.url(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   REDIS_URL: env.url(),

@@ -27,6 +27,8 @@ const trustProxy = z
 export const edgeConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(8080),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   /** host:port of the auth gRPC service. */
   AUTH_ADDRESS: z.string().min(1),
   /** Verifies access tokens locally; the auth service signs with the same value. */

@@ -63,7 +63,8 @@ async function main(): Promise<void> {
     for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
     await telemetry.shutdown();
   });
-  logger.info({ port }, 'listening');
+  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
+  logger.info({ port, metrics_port: metrics.port }, 'listening');
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,12 @@ export const embeddedConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   /** The public HTTP port (edge). The gRPC services take free ports of their own. */
   PORT: env.port(8080),
+  /**
+   * Prometheus metrics (`GET /metrics`) of the whole process. Any free port by
+   * default, printed at start: `npm start` must not fail on a port another
+   * local tool holds (9464 is every OpenTelemetry exporter's default).
+   */
+  METRICS_PORT: env.port(0),
   /** PGlite's data and the locally generated secrets live here. */
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: env.logLevel(),

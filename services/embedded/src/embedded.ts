@@ -43,7 +43,8 @@ type EmbeddedConfig = z.infer<z.ZodObject<typeof embeddedConfigShape>>;
 export interface Embedded {
   port: number;
   logger: Logger;
-  printWelcome(): void;
+  /** What is running and how to try it, with where the metrics are served. */
+  printWelcome(metricsUrl: string): void;
   stop(): Promise<void>;
 }
 
@@ -194,7 +195,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   return {
     port,
     logger,
-    printWelcome: () => printWelcome(`http://${config.HOST}:${port}`, demo, config.DATA_DIR),
+    printWelcome: (metricsUrl) => printWelcome(`http://${config.HOST}:${port}`, metricsUrl, demo, config.DATA_DIR),
     stop: async () => {
       await edge.stop();
       await provider.close();
@@ -206,7 +207,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   };
 }
 
-function printWelcome(baseUrl: string, demo: DemoAccount, dataDir: string): void {
+function printWelcome(baseUrl: string, metricsUrl: string, demo: DemoAccount, dataDir: string): void {
   const lines = [
     '',
     `The gateway is running at ${baseUrl} (every service in this process; the model provider is the built-in simulator).`,
@@ -233,6 +234,7 @@ function printWelcome(baseUrl: string, demo: DemoAccount, dataDir: string): void
   lines.push(
     '',
     `The agent API (${baseUrl}/api/agent/...) answers the demo owner once signed in; see README, "The agent API".`,
+    `Prometheus metrics: ${metricsUrl}`,
     '',
     'Ctrl-C stops it.',
     '',

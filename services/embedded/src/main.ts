@@ -22,8 +22,9 @@ async function main(): Promise<void> {
     await embedded.stop();
     await telemetry.shutdown();
   });
-  embedded.logger.info({ port: embedded.port }, 'listening');
-  embedded.printWelcome();
+  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
+  embedded.logger.info({ port: embedded.port, metrics_port: metrics.port }, 'listening');
+  embedded.printWelcome(`http://${config.HOST}:${metrics.port}/metrics`);
 }
 
 main().catch((error: unknown) => {

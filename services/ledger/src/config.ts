@@ -6,6 +6,8 @@ import { DEFAULT_KEY_PREFIX } from './redis/keys';
 export const ledgerConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(50054),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   DATABASE_URL: env.url(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   REDIS_URL: env.url(),

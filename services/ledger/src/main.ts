@@ -64,7 +64,8 @@ async function main(): Promise<void> {
     await database.destroy();
     await telemetry.shutdown();
   });
-  logger.info({ port: server.grpc.port, catalog: catalog.version }, 'listening');
+  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
+  logger.info({ port: server.grpc.port, metrics_port: metrics.port, catalog: catalog.version }, 'listening');
 }
 
 main().catch((error: unknown) => {

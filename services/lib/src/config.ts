@@ -25,9 +25,13 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   throw new ConfigError(problems);
 }
 
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
 /** Reusable variable parsers. */
 export const env = {
-  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  port,
+  /** The OpenTelemetry Prometheus exporter's customary port; every pod has its own. */
+  metricsPort: () => port(9464),
   url: () => z.string().url(),
   optionalUrl: () => z.string().url().optional(),
   /** At least 32 characters: used for HMAC and cipher keys. */

@@ -1,17 +1,20 @@
-import type { Context, TextMapGetter } from '@opentelemetry/api';
+import { createNoopMeter, type Context, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { serveMetrics, type MetricsServer } from './metrics';
 
 /**
  * Starts OpenTelemetry. Must run before the modules it instruments (grpc-js,
  * http) are loaded, which is why every main.ts calls it before importing its
- * server. Spans are always real, exported or not: the trace id is the
+ * server. Every request gets a trace, exported or not: the trace id is the
  * request id, and every log line carries it. Traces go to the OTLP endpoint
- * of the standard OTEL_EXPORTER_OTLP_* variables when one is set.
+ * of the standard OTEL_EXPORTER_OTLP_* variables when one is set. Metrics
+ * are read by Prometheus from the port given to `serveMetrics`.
  */
 export interface TelemetryOptions {
   serviceName: string;
@@ -20,6 +23,8 @@ export interface TelemetryOptions {
 }
 
 export interface Telemetry {
+  /** Starts serving `GET /metrics` (port 0: any free port); shutdown stops it. */
+  serveMetrics(listen: { host: string; port: number }): Promise<MetricsServer>;
   shutdown(): Promise<void>;
 }
 
@@ -47,17 +52,34 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
   // trace id (the request id) and still propagates it. Otherwise the standard
   // OTEL_TRACES_SAMPLER variables decide (default: record every trace).
   const recording = exporting || spanProcessors.length > 0 || process.env.OTEL_TRACES_SAMPLER !== undefined;
-  // Metrics and logs leave through Prometheus and stdout; only traces use OTLP.
-  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  // Logs leave through stdout; only traces use OTLP.
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  // Served on the service's metrics port rather than the exporter's own server, whose port is fixed.
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const http = new HttpInstrumentation();
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-    instrumentations: [new GrpcInstrumentation(), new HttpInstrumentation()],
+    instrumentations: [new GrpcInstrumentation(), http],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
     textMapPropagator: new InternalTraceContextPropagator(),
+    metricReaders: [prometheus],
     ...(recording ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   sdk.start();
-  return { shutdown: () => sdk.shutdown() };
+  // Spans only: edge times its requests itself, by route template (edge.http.duration), which the
+  // instrumentation's histogram lacks; recording both would double the cost on every request.
+  http.setMeterProvider({ getMeter: () => createNoopMeter() });
+  const servers: MetricsServer[] = [];
+  return {
+    serveMetrics: async (listen) => {
+      const server = await serveMetrics((request, response) => prometheus.getMetricsRequestHandler(request, response), listen);
+      servers.push(server);
+      return server;
+    },
+    shutdown: async () => {
+      await Promise.all(servers.map((server) => server.close()));
+      await sdk.shutdown();
+    },
+  };
 }

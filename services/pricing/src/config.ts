@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const pricingConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(50053),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   /** The catalog and plans file; the one shipped with the code when unset. */
   CATALOG_PATH: z.string().min(1).optional(),
   LOG_LEVEL: env.logLevel(),

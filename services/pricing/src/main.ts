@@ -21,7 +21,8 @@ async function main(): Promise<void> {
     await server.stop();
     await telemetry.shutdown();
   });
-  logger.info({ port: server.grpc.port, catalog: catalog.version, prices_as_of: catalog.pricesAsOf }, 'listening');
+  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
+  logger.info({ port: server.grpc.port, metrics_port: metrics.port, catalog: catalog.version, prices_as_of: catalog.pricesAsOf }, 'listening');
 }
 
 main().catch((error: unknown) => {

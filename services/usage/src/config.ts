@@ -16,6 +16,8 @@ export const usageSettingsShape = {
 export const usageConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(50055),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   /** A login that is a member of the ledger's read-only role (README: "Read-only access"). */
   DATABASE_URL: env.url(),
   /** Reports that run at once; further ones wait for a connection. */

@@ -31,7 +31,8 @@ async function main(): Promise<void> {
     await database.destroy();
     await telemetry.shutdown();
   });
-  logger.info({ port: server.grpc.port, scan_cap: config.SCAN_CAP }, 'listening');
+  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
+  logger.info({ port: server.grpc.port, metrics_port: metrics.port, scan_cap: config.SCAN_CAP }, 'listening');
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,5 @@
-import { DomainError } from '@gateway/lib/errors';
+import { DomainError, toDomainError } from '@gateway/lib/errors';
+import { durationHistogram } from '@gateway/lib/metrics';
 import { Pool, type Dispatcher } from 'undici';
 import { transportError, upstreamStatusError, type KeyMode, type UpstreamContext } from './errors';
 import { SseDecoder } from './sse';
@@ -208,6 +209,16 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     );
   }
 
+  // Whole answers are timed to their last byte, streams to their response headers.
+  const durations = durationHistogram('edge.provider.duration', 'Time for a model provider to answer (a stream: to its response headers), by provider, mode and error class.');
+  const observe = (context: UpstreamContext, stream: boolean, startedMs: number, error?: unknown) =>
+    durations.record(performance.now() - startedMs, {
+      provider: context.provider,
+      mode: context.mode,
+      stream,
+      ...(error === undefined ? {} : { 'error.type': toDomainError(error).errorClass }),
+    });
+
   const route = (request: ProviderRequest): { upstream: Upstream; pool: Pool; context: UpstreamContext } => {
     const upstream = upstreams.get(request.provider);
     const pool = upstream && pools.get(upstream.origin);
@@ -222,6 +233,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       delete body.stream;
       delete body.stream_options;
       const deadline = new Deadline(timeouts.requestMs, request.signal);
+      const started = performance.now();
       try {
         const response = await pool.request({
           path: upstream.chatCompletionsPath,
@@ -245,9 +257,12 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
             internalReason: `${context.provider} (${context.origin}) answered HTTP ${response.statusCode} with a body that is not a JSON object`,
           });
         }
+        observe(context, false, started);
         return { status: response.statusCode, json, text, usage: readUsage(json.usage) };
       } catch (error) {
-        throw failure(error, request.signal, context, timeouts.requestMs, deadline.timedOut);
+        const failed = failure(error, request.signal, context, timeouts.requestMs, deadline.timedOut);
+        observe(context, false, started, failed);
+        throw failed;
       } finally {
         deadline.dispose();
       }
@@ -258,6 +273,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       const clientOptions = isRecord(request.body.stream_options) ? request.body.stream_options : undefined;
       const body = { ...request.body, stream: true, stream_options: { ...clientOptions, include_usage: true } };
       let response: Dispatcher.ResponseData;
+      const started = performance.now();
       try {
         response = await pool.request({
           path: upstream.chatCompletionsPath,
@@ -269,11 +285,16 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
           bodyTimeout: timeouts.streamIdleMs,
         });
       } catch (error) {
-        throw failure(error, request.signal, context, timeouts.requestMs, false);
+        const failed = failure(error, request.signal, context, timeouts.requestMs, false);
+        observe(context, true, started, failed);
+        throw failed;
       }
       if (response.statusCode < 200 || response.statusCode >= 300) {
-        throw upstreamStatusError(response.statusCode, response.headers, await readText(response.body), context);
+        const failed = upstreamStatusError(response.statusCode, response.headers, await readText(response.body), context);
+        observe(context, true, started, failed);
+        throw failed;
       }
+      observe(context, true, started);
       return new UpstreamStream(response.statusCode, clientOptions?.include_usage === true, response.body, (error) =>
         failure(error, request.signal, context, timeouts.streamIdleMs, false),
       );

@@ -8,12 +8,19 @@ import { recordRequest } from '../recording/record';
 import { toProtoQuota } from './quota-state';
 import { checkQuotaSchema, getQuotaSchema, recordSchema } from './schemas';
 import { parseInput } from '@gateway/lib/validation';
+import { gatewayMeter } from '@gateway/lib/metrics';
 
 /** The three RPCs: validate, run the logic, shape the answer. */
 export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): UnaryHandlers<typeof LedgerServiceService> {
   const holdTtlMs = settings.reservationTtlSeconds * 1000;
   const recordOutage = outageLog(deps.logger, 'record');
   const quotaOutage = outageLog(deps.logger, 'quota');
+  const decisions = gatewayMeter().createCounter('ledger.quota.decisions', {
+    description: 'Quota checks answered, by whether the reservation was allowed and the meter it was made on.',
+  });
+  const records = gatewayMeter().createCounter('ledger.records', {
+    description: 'Records taken (accepted: in the durable queue, `x-service-metered: true`) or not.',
+  });
   /** Unavailability is logged once per outage here; the RPC layer logs nothing for it. */
   const watched = async <T>(operation: Promise<T>): Promise<T> => {
     try {
@@ -28,12 +35,14 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
   return {
     checkQuota: async (request) => {
       const decision = await watched(checkQuota(deps, parseInput(checkQuotaSchema, request), holdTtlMs));
+      decisions.add(1, { allowed: decision.allowed, meter: decision.quota.meter });
       return decision.allowed
         ? { allowed: true, quota: toProtoQuota(decision.quota), retryAfterSeconds: 0, reservationId: decision.reservationId }
         : { allowed: false, quota: toProtoQuota(decision.quota), retryAfterSeconds: decision.retryAfterSeconds, reservationId: '' };
     },
     record: async (request) => {
       const result = await recordRequest(deps, parseInput(recordSchema, request), recordOutage);
+      records.add(1, { accepted: result.accepted });
       return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
     },
     getQuota: async (request) => {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@gateway/lib/logging';
+import { gatewayMeter } from '@gateway/lib/metrics';
 import type { LedgerDatabase } from '../db/schema';
 import { databaseFailure } from '../db/errors';
 import { outageLog } from '../outage-log';
@@ -48,6 +49,12 @@ function parseQueued(entry: QueuedRecord): WritableRecord | undefined {
  */
 export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: WriterSettings): RecordWriter {
   const outage = outageLog(logger, 'record writer');
+  const written = gatewayMeter().createCounter('ledger.writer.records', {
+    description: 'Queued records the writer committed to Postgres (written), or dropped as malformed.',
+  });
+  const failedBatches = gatewayMeter().createCounter('ledger.writer.failed_batches', {
+    description: 'Batches whose write failed; their records stay queued and are written on a later try.',
+  });
   let stopping = false;
   let nextClaimAt = 0;
   let wakeFromPause: (() => void) | undefined;
@@ -89,6 +96,8 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
       throw databaseFailure(error);
     });
     await queue.ack(batch.map(({ id }) => id));
+    written.add(records.length, { outcome: 'written' });
+    if (records.length < batch.length) written.add(batch.length - records.length, { outcome: 'dropped_malformed' });
     logger.debug({ count: records.length }, 'records written');
   };
 
@@ -103,6 +112,7 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
       } catch (error) {
         // The batch stays pending: claimed again once idle, by this writer or another.
         failures += 1;
+        failedBatches.add(1);
         outage.failed(error);
         if (!stopping) await pause(Math.min(MAX_RETRY_DELAY_MS, 100 * 2 ** failures));
       }

@@ -7,9 +7,9 @@ import {
   type CallOptions,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { callTimer } from './call-metrics';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { fromGrpcError } from './status';
-
 
 export interface CallSettings {
   /** Overrides the client's default deadline for this call. */
@@ -61,12 +61,20 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   for (const name of Object.keys(definition)) {
     const invoke = (client as unknown as Record<string, UnaryMethod>)[name];
     if (!invoke) throw new Error(`client for ${serviceName} lacks method ${name}`);
+    const timer = callTimer('client', definition[name]?.path ?? `/${serviceName}/${name}`);
     methods[name] = (request: unknown, settings: CallSettings = {}) =>
       new Promise((resolve, reject) => {
+        const started = performance.now();
         const options: CallOptions = { deadline: Date.now() + (settings.deadlineMs ?? deadlineMs) };
         invoke.call(client, request, settings.metadata ?? new Metadata(), options, (error, response) => {
-          if (error) reject(fromGrpcError(error, serviceName));
-          else resolve(response);
+          if (error) {
+            const domain = fromGrpcError(error, serviceName);
+            timer.failed(started, domain);
+            reject(domain);
+          } else {
+            timer.succeeded(started);
+            resolve(response);
+          }
         });
       });
   }

@@ -10,6 +10,7 @@ import {
 import type { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { toDomainError } from '../errors';
+import { callTimer } from './call-metrics';
 import { monitorHealth, type DependencyCheck } from './health';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
@@ -39,11 +40,17 @@ export function unaryService<D extends UnaryServiceDefinition>(
   const implementation: UntypedServiceImplementation = {};
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
     const handler = handlers[name];
+    const timer = callTimer('server', definition[name]?.path ?? `/unknown/${name}`);
     implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) => {
+      const started = performance.now();
       handler(call.request, { metadata: call.metadata, deadline: call.getDeadline() }).then(
-        (response) => callback(null, response),
+        (response) => {
+          callback(null, response);
+          timer.succeeded(started);
+        },
         (error: unknown) => {
           const domain = toDomainError(error);
+          timer.failed(started, domain);
           if (domain.kind === 'internal') logger.error({ err: error, rpc: definition[name]?.path }, 'rpc failed');
           else if (domain.internalReason) logger.info({ rpc: definition[name]?.path, reason: domain.internalReason }, 'rpc rejected');
           callback(toGrpcError(domain));

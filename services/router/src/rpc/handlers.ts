@@ -1,6 +1,7 @@
 import type { UnaryHandlers } from '@gateway/lib/grpc';
 import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import { parseInput } from '@gateway/lib/validation';
+import { gatewayMeter } from '@gateway/lib/metrics';
 import { z } from 'zod';
 import type { RouterDeps } from '../deps';
 import { createRouter } from '../routing/router';
@@ -25,10 +26,15 @@ type RouterHandlers = UnaryHandlers<typeof RouterServiceService>;
 
 export function routerHandlers({ catalog, logger }: RouterDeps): RouterHandlers {
   const router = createRouter(catalog);
+  // The catalog bounds both labels: a few tiers, a few dozen models.
+  const decisions = gatewayMeter().createCounter('router.decisions', {
+    description: 'Requests routed, by tier, the model that serves them, and whether it differs from the one requested.',
+  });
   return {
     route: async (request) => {
       const fields = parseInput(routeRequestSchema, request);
       const decision = router.route({ ...fields, messages: request.messages });
+      decisions.add(1, { tier: decision.tier, model: decision.model.id, routed: decision.routed });
       if (logger.isLevelEnabled('debug')) {
         logger.debug({ model: decision.model.id, tier: decision.tier, complexity: decision.complexity, reason: decision.reason }, 'routed');
       }

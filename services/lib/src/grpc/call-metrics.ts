@@ -1,0 +1,33 @@
+import type { Attributes } from '@opentelemetry/api';
+import { errorMapping, type DomainError } from '../errors';
+import { durationHistogram } from '../metrics';
+
+/**
+ * Duration of every unary call, on the server (`rpc.server.duration`) and on
+ * the client (`rpc.client.duration`), by method and outcome: the OpenTelemetry
+ * RPC attributes, plus the domain error kind and, where the error has one,
+ * its reason code (why auth refused a credential, say). The attribute sets
+ * of a method are built once, not per call.
+ */
+export interface CallTimer {
+  /** Records one call that started at `startedMs` (performance.now()). */
+  succeeded(startedMs: number): void;
+  failed(startedMs: number, error: DomainError): void;
+}
+
+export function callTimer(side: 'server' | 'client', methodPath: string): CallTimer {
+  const histogram = durationHistogram(`rpc.${side}.duration`, `Time to ${side === 'server' ? 'answer' : 'complete'} one gRPC call, by method and outcome.`);
+  const slash = methodPath.lastIndexOf('/');
+  const method: Attributes = { 'rpc.system': 'grpc', 'rpc.service': methodPath.slice(1, slash), 'rpc.method': methodPath.slice(slash + 1) };
+  const ok: Attributes = { ...method, 'rpc.grpc.status_code': 0 };
+  return {
+    succeeded: (startedMs) => histogram.record(performance.now() - startedMs, ok),
+    failed: (startedMs, error) =>
+      histogram.record(performance.now() - startedMs, {
+        ...method,
+        'rpc.grpc.status_code': errorMapping[error.kind].grpc,
+        'error.type': error.kind,
+        ...(error.reasonCode === undefined ? {} : { reason: error.reasonCode }),
+      }),
+  };
+}
