@@ -26,6 +26,8 @@ export const ledgerConfigShape = {
   WRITER_BATCH_SIZE: z.coerce.number().int().min(1).max(2000).default(500),
   /** How long one stream read waits; below the Redis command timeout (1 s). */
   WRITER_BLOCK_MS: z.coerce.number().int().min(1).max(900).default(100),
+  /** After a short batch, how long the next may gather before the writer reads again (0: read at once). */
+  WRITER_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(200),
   /** Records left pending this long by a dead writer are taken over. */
   WRITER_CLAIM_IDLE_MS: env.positiveInt(30_000),
   LOG_LEVEL: env.logLevel(),

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
         writer: {
           batchSize: config.WRITER_BATCH_SIZE,
           blockMs: config.WRITER_BLOCK_MS,
+          lingerMs: config.WRITER_LINGER_MS,
           claimIdleMs: config.WRITER_CLAIM_IDLE_MS,
         },
       },

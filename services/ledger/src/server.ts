@@ -19,7 +19,7 @@ export function writerConsumerName(): string {
 export function defaultLedgerSettings(): LedgerSettings {
   return {
     reservationTtlSeconds: 600,
-    writer: { consumer: writerConsumerName(), batchSize: 500, blockMs: 100, claimIdleMs: 30_000 },
+    writer: { consumer: writerConsumerName(), batchSize: 500, blockMs: 100, lingerMs: 200, claimIdleMs: 30_000 },
   };
 }
 

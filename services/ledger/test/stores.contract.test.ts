@@ -235,7 +235,7 @@ describe.each([
       }
       const writer = startRecordWriter(
         { db: db.db, queue: stores.queue, logger: createLogger({ service: 'test', level: 'silent' }) },
-        { consumer: 'writer', batchSize: 10, blockMs: 50, claimIdleMs: 60_000 },
+        { consumer: 'writer', batchSize: 10, blockMs: 50, lingerMs: 0, claimIdleMs: 60_000 },
       );
       try {
         const written = await eventually(async () => {
@@ -250,6 +250,42 @@ describe.each([
       expect(entries).toHaveLength(25);
       await expect(stores.queue.claim('other', 0, 100)).resolves.toEqual([]);
       await expect(stores.queue.read('other', 100, 0)).resolves.toEqual([]);
+    });
+
+    it('after a short batch, lets the next records gather for the linger time and writes them as one batch', async () => {
+      await stores.quota.rebuild(key, totals());
+      const who = subject({ organizationId: key.organizationId });
+      const queueRecord = async () => {
+        const record = parseInput(recordSchema, recordOf(who));
+        await settle(null, 'spend', 100n, 10_000n, JSON.stringify(buildPayload(record, 'spend', periodOf(new Date(now)), new Date())));
+      };
+      const batches: number[] = [];
+      const counting: RecordQueue = {
+        append: (record, creditsUsed) => stores.queue.append(record, creditsUsed),
+        claim: (consumer, minIdleMs, count) => stores.queue.claim(consumer, minIdleMs, count),
+        ack: (ids) => stores.queue.ack(ids),
+        read: async (consumer, count, blockMs) => {
+          const batch = await stores.queue.read(consumer, count, blockMs);
+          if (batch.length > 0) batches.push(batch.length);
+          return batch;
+        },
+      };
+      const traces = () => db.db.selectFrom('traces').select('request_id').where('organization_id', '=', key.organizationId).execute();
+      const before = (await traces()).length;
+      await queueRecord();
+      const writer = startRecordWriter(
+        { db: db.db, queue: counting, logger: createLogger({ service: 'test', level: 'silent' }) },
+        { consumer: 'lingering-writer', batchSize: 10, blockMs: 50, lingerMs: 1500, claimIdleMs: 60_000 },
+      );
+      try {
+        await eventually(async () => ((await traces()).length === before + 1 ? true : undefined));
+        // Queued while the writer lingers after its batch of one.
+        for (let index = 0; index < 5; index += 1) await queueRecord();
+        await eventually(async () => ((await traces()).length === before + 6 ? true : undefined));
+      } finally {
+        await writer.stop();
+      }
+      expect(batches).toEqual([1, 5]);
     });
   });
 });

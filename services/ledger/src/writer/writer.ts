@@ -14,6 +14,13 @@ export interface WriterSettings {
   batchSize: number;
   /** How long one read waits for new records. */
   blockMs: number;
+  /**
+   * After a batch that did not fill, how long to let the next one gather
+   * before reading again: at a steady rate, one transaction per interval
+   * instead of one per record. Records wait in the stream, already durable
+   * and already counted; only their arrival in Postgres (usage reports) is later.
+   */
+  lingerMs: number;
   /** Records pending this long are taken over from their (presumed dead) consumer; also the claim interval. */
   claimIdleMs: number;
 }
@@ -109,6 +116,7 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
         if (batch.length > 0) await writeBatch(batch);
         failures = 0;
         outage.succeeded();
+        if (batch.length > 0 && batch.length < settings.batchSize && settings.lingerMs > 0 && !stopping) await pause(settings.lingerMs);
       } catch (error) {
         // The batch stays pending: claimed again once idle, by this writer or another.
         failures += 1;
