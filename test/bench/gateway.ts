@@ -24,6 +24,7 @@ import { createTestDatabase } from '../support/databases';
 import { startStack, type Stack } from '../support/stack';
 import { seedCaller } from '../e2e/support/seed';
 import { prepareBenchEnvironment } from './support/environment';
+import { ratesOption } from './support/options';
 import { runPaced, type LoadResult, type Send } from './support/load';
 import { machineLine, ms, summarize } from './support/stats';
 
@@ -40,12 +41,7 @@ const seconds = z.coerce.number().positive().default(10).parse(values.seconds);
 const stepSeconds = z.coerce.number().positive().default(5).parse(values['step-seconds']);
 const upstreamLatencyMs = z.coerce.number().int().min(0).default(0).parse(values['upstream-latency-ms']);
 const edgeReplicas = z.coerce.number().int().min(1).max(8).default(2).parse(values['edge-replicas']);
-const rates = z
-  .string()
-  .default('200,500,1000')
-  .transform((text) => text.split(',').map(Number))
-  .pipe(z.array(z.number().int().positive()).min(1))
-  .parse(values.rates);
+const rates = ratesOption(values.rates, [200, 500, 1000]);
 /** Rates tried above the table's while the gateway keeps holding. */
 const SEARCH_RATES = [1250, 1500, 1750, 2000, 2500, 3000];
 const HOLD_P99_ADDED_MS = 25;

@@ -1,0 +1,123 @@
+/**
+ * `npm run bench:floor`: what the parts the hot path is built from cost on
+ * this machine, with none of our code in them. One round trip each, from
+ * this process to another: a bare grpc-js unary call (bytes echoed by a
+ * server process of its own, no protobuf, no telemetry), a one-row prepared
+ * Postgres query and a Redis GET. Back to back, then paced at the rates the
+ * gateway's targets name (50, 200 and 1,000/s): on a VM whose idle vCPUs
+ * halt, the same round trip costs more the longer each side sleeps between
+ * calls. With the CPU each side spends. docs/performance.md sets the
+ * gateway's targets against these. Prints a table; asserts no time.
+ *
+ * Options: --calls N (back-to-back calls per part, default 3,000),
+ * --seconds N (each paced run, default 5), --rates 50,200,1000.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Metadata, credentials, makeGenericClientConstructor, type CallOptions } from '@grpc/grpc-js';
+import { Pool } from 'pg';
+import { z } from 'zod';
+import { createRedis } from '@gateway/lib/redis';
+import { REPO_ROOT } from '../support/paths';
+import { ECHO_SERVICE } from './support/echo-service';
+import { prepareBenchEnvironment } from './support/environment';
+import { ratesOption } from './support/options';
+import { runPaced } from './support/load';
+import { machineLine, ms, summarize } from './support/stats';
+
+const { values } = parseArgs({ options: { calls: { type: 'string' }, seconds: { type: 'string' }, rates: { type: 'string' } } });
+const calls = z.coerce.number().int().min(100).default(3000).parse(values.calls);
+const seconds = z.coerce.number().positive().default(5).parse(values.seconds);
+const rates = ratesOption(values.rates, [50, 200, 1000]);
+const WARM_UP_CALLS = 2000;
+
+/** CPU time (user + system, ms) a process has used, from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticksToMs = 10;
+  return (Number(fields[11]) + Number(fields[12])) * ticksToMs;
+}
+
+async function measure(part: string, call: () => Promise<unknown>, serverPid?: number) {
+  for (let index = 0; index < WARM_UP_CALLS; index += 1) await call();
+  const timings: number[] = [];
+  const serverBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
+  const clientBefore = process.cpuUsage();
+  for (let index = 0; index < calls; index += 1) {
+    const started = performance.now();
+    await call();
+    timings.push(performance.now() - started);
+  }
+  const client = process.cpuUsage(clientBefore);
+  const serverCpuMs = serverPid === undefined ? undefined : processCpuMs(serverPid) - serverBefore;
+  const row: Record<string, string> = {
+    'one round trip': part,
+    'back to back p50 ms': ms(summarize(timings).p50),
+    'client CPU ms': ((client.user + client.system) / 1000 / calls).toFixed(3),
+    'server CPU ms': serverCpuMs === undefined ? '-' : (serverCpuMs / calls).toFixed(3),
+  };
+  for (const rate of rates) {
+    const paced = await runPaced({
+      rate,
+      durationMs: seconds * 1000,
+      send: async () => {
+        await call();
+        return { ok: true };
+      },
+    });
+    row[`${rate}/s p50 / p99 ms`] = `${ms(paced.latency.p50)} / ${ms(paced.latency.p99)}`;
+  }
+  return row;
+}
+
+function startEchoServer(): Promise<{ pid: number; port: number; stop(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test/bench/support/echo-server.ts')], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the echo server exited with ${code}`)));
+    child.stdout?.once('data', (chunk: Buffer) => resolve({ pid: child.pid ?? -1, port: Number(chunk.toString().trim()), stop: () => child.kill() }));
+  });
+}
+
+type EchoCall = (request: Buffer, metadata: Metadata, options: CallOptions, callback: (error: Error | null, response?: Buffer) => void) => void;
+
+async function main(): Promise<void> {
+  const infra = await prepareBenchEnvironment('floor');
+  const echo = await startEchoServer();
+  const EchoClient = makeGenericClientConstructor(ECHO_SERVICE, 'EchoService');
+  const grpcClient = new EchoClient(`127.0.0.1:${echo.port}`, credentials.createInsecure(), { 'grpc.enable_retries': 0, 'grpc.enable_channelz': 0 });
+  const invoke = (grpcClient as unknown as { echo: EchoCall }).echo.bind(grpcClient);
+  const payload = Buffer.alloc(64, 'x');
+  // A pool, as the services use: the paced run has several queries in flight. Each connection prepares the statement once.
+  const postgres = new Pool({ connectionString: infra.databaseUrl, max: 8 });
+  const redis = createRedis(infra.redisUrl);
+  try {
+    const rows = [
+      await measure(
+        'bare grpc-js unary call',
+        () => new Promise((resolve, reject) => invoke(payload, new Metadata(), { deadline: Date.now() + 1000 }, (error, response) => (error ? reject(error) : resolve(response)))),
+        echo.pid,
+      ),
+      await measure('Postgres, prepared one-row query', () => postgres.query({ name: 'floor_probe', text: 'select $1::text as value', values: ['probe'] })),
+      await measure('Redis GET', () => redis.get('bench-floor-probe')),
+    ];
+    console.log('The parts of the hot path alone: one round trip from this process to another, none of the gateway\'s code in it.');
+    console.log(machineLine());
+    console.table(rows);
+  } finally {
+    grpcClient.close();
+    echo.stop();
+    await postgres.end();
+    redis.disconnect();
+    await infra.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
