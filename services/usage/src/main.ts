@@ -16,7 +16,7 @@ async function main(): Promise<void> {
 
   const logger = createLogger({ service: 'usage', level: config.LOG_LEVEL });
   const database = connectDatabase<import('./db/traces').TracesDatabase>(
-    { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE },
+    { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger },
     TRACES_SCHEMA,
   );
   const server = await startUsageServer(

@@ -2,13 +2,22 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool, types } from 'pg';
+import type { Logger } from '../logging';
 
 // bigint columns (money, counters) arrive as strings, never as lossy numbers;
 // timestamptz arrives as Date.
 types.setTypeParser(types.builtins.INT8, (value) => value);
 
 /** Where a service's tables live: a real Postgres, or PGlite in the embedded mode. */
-export type DatabaseTarget = { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; pglite: PGlite };
+export type DatabaseTarget =
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      /** Told when Postgres closes an idle pooled connection (a restart, a terminated backend). */
+      logger?: Pick<Logger, 'warn'>;
+    }
+  | { kind: 'pglite'; pglite: PGlite };
 
 export interface Database<DB> {
   /** Queries are scoped to the service's own schema. */
@@ -19,9 +28,13 @@ export interface Database<DB> {
 
 function dialectFor(target: DatabaseTarget): Dialect {
   if (target.kind === 'pglite') return new PGliteDialect(target.pglite);
-  return new PostgresDialect({
-    pool: new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 }),
-  });
+  const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  // Without a listener, an idle connection closed by the server (a Postgres
+  // restart, a terminated backend) is an unhandled 'error' event that ends
+  // the process. The pool has already dropped that connection; the next query
+  // opens a new one, and a lasting outage fails that query and the health check.
+  pool.on('error', (error) => target.logger?.warn({ err: error.message }, 'postgres closed an idle connection'));
+  return new PostgresDialect({ pool });
 }
 
 /**

@@ -74,9 +74,9 @@ export interface ServiceDatabaseOptions {
 /** A service's own schema on Postgres, migrated first when asked, with what was applied reported. */
 export async function openServiceDatabase<DB>(
   { url, poolSize, schema, migrations, migrateOnStart }: ServiceDatabaseOptions,
-  logger: Pick<Logger, 'info'>,
+  logger: Pick<Logger, 'info' | 'warn'>,
 ): Promise<Database<DB>> {
-  const database = connectDatabase<DB>({ kind: 'postgres', url, poolSize }, schema);
+  const database = connectDatabase<DB>({ kind: 'postgres', url, poolSize, logger }, schema);
   if (migrateOnStart) {
     const applied = await migrateToLatest(database.db, schema, migrations);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
