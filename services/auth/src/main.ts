@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   // Loaded after telemetry so grpc-js and pg are instrumented.
   const { createLogger } = await import('@gateway/lib/logging');
   const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
-  const { createRedis, pingRedis } = await import('@gateway/lib/redis');
+  const { createRedis, pingRedis, reportConnectionErrors } = await import('@gateway/lib/redis');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { AUTH_SCHEMA, authMigrations } = await import('./db');
   const { RedisAttemptThrottle } = await import('./identity/throttle');
@@ -24,9 +24,12 @@ async function main(): Promise<void> {
     logger,
   );
   const redis = createRedis(config.REDIS_URL);
+  const acknowledgements = createRedis(config.REDIS_URL, { name: 'auth-invalidation-acks' });
+  reportConnectionErrors(redis, logger, 'commands');
+  reportConnectionErrors(acknowledgements, logger, 'invalidation acknowledgements');
   const invalidator = createRedisInvalidator({
     publisher: redis,
-    subscriber: createRedis(config.REDIS_URL, { name: 'auth-invalidation-acks' }),
+    subscriber: acknowledgements,
     channels: principalInvalidationChannels(config.PRINCIPAL_EVENTS_PREFIX),
     timeoutMs: config.PRINCIPAL_INVALIDATION_TIMEOUT_MS,
     logger,

@@ -14,10 +14,10 @@ async function main(): Promise<void> {
   const { createLogger } = await import('@gateway/lib/logging');
   const { DEFAULT_CATALOG_PATH, loadCatalog } = await import('@gateway/lib/catalog');
   const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
-  const { createRedis, pingRedis } = await import('@gateway/lib/redis');
+  const { createRedis, pingRedis, reportConnectionErrors } = await import('@gateway/lib/redis');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   const { LEDGER_SCHEMA, ledgerMigrations } = await import('./db');
-  const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys, reportConnectionErrors } = await import('./stores');
+  const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys } = await import('./stores');
   const { startLedgerServer } = await import('./server');
 
   const logger = createLogger({ service: 'ledger', level: config.LOG_LEVEL });

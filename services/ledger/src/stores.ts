@@ -6,4 +6,4 @@ export { MemoryRecordQueue } from './queue/memory-queue';
 export { RedisRecordQueue } from './queue/redis-queue';
 export type { RecordQueue } from './queue/queue';
 export { DEFAULT_KEY_PREFIX, ledgerKeys, type LedgerKeys } from './redis/keys';
-export { firstConnection, reportConnectionErrors } from './redis/availability';
+export { firstConnection } from './redis/availability';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { TraceFlags, trace } from '@opentelemetry/api';
-import { CREDENTIAL_PATTERNS, createLogger, maskCredentials, type Logger } from './logging';
+import { CREDENTIAL_PATTERNS, maskCredentials } from './logging';
+import { capturedLogger } from '../test/support/captured-logger';
 
 const apiKey = `svc_live_${randomBytes(4).toString('hex')}${randomBytes(24).toString('hex')}`;
 const credentials = {
@@ -10,24 +10,6 @@ const credentials = {
   agentSecret: `pas_${randomBytes(24).toString('hex')}`,
   refreshToken: `rt_${randomBytes(32).toString('hex')}`,
 };
-
-/** A logger writing into memory, and every line it wrote so far. */
-function capturedLogger(): { logger: Logger; output: () => string; lines: () => Array<Record<string, unknown>> } {
-  const chunks: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger({ service: 'test', level: 'debug', destination });
-  const output = () => chunks.join('');
-  return {
-    logger,
-    output,
-    lines: () => output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>),
-  };
-}
 
 describe('createLogger', () => {
   afterEach(() => jest.restoreAllMocks());

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Logger } from './logging';
 
 export type { Redis } from 'ioredis';
 
@@ -21,4 +22,23 @@ export function createRedis(url: string, { name }: { name?: string } = {}): Redi
 export async function pingRedis(redis: Redis): Promise<void> {
   const reply = await redis.ping();
   if (reply !== 'PONG') throw new Error(`unexpected PING reply: ${reply}`);
+}
+
+/**
+ * Logs a connection's errors once per outage instead of once per reconnect
+ * attempt, and its return. It is also the client's `error` listener: without
+ * one, ioredis prints every failed attempt to stderr outside the JSON log.
+ */
+export function reportConnectionErrors(redis: Redis, logger: Pick<Logger, 'warn' | 'info'>, connection: string): void {
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn({ connection, err: error }, 'redis connection lost');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info({ connection }, 'redis connection restored');
+  });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@gateway/lib/logging';
 import { principalInvalidationChannels } from '@gateway/lib/principal-invalidation';
-import { createRedis } from '@gateway/lib/redis';
+import { createRedis, reportConnectionErrors } from '@gateway/lib/redis';
 import { PrincipalCache } from './principal-cache';
 import { listenForInvalidations } from './principal-invalidations';
 
@@ -21,8 +21,11 @@ export function startPrincipalCache(config: PrincipalCacheConfig, logger: Logger
   if (!config.REDIS_URL || config.PRINCIPAL_CACHE_TTL_MS === 0) return undefined;
   const cache = new PrincipalCache({ ttlMs: config.PRINCIPAL_CACHE_TTL_MS, maxEntries: config.PRINCIPAL_CACHE_MAX_ENTRIES });
   const publisher = createRedis(config.REDIS_URL, { name: 'edge-invalidation-acks' });
+  const subscriber = createRedis(config.REDIS_URL, { name: 'edge-invalidations' });
+  reportConnectionErrors(publisher, logger, 'invalidation acknowledgements');
+  reportConnectionErrors(subscriber, logger, 'invalidations');
   const listener = listenForInvalidations({
-    subscriber: createRedis(config.REDIS_URL, { name: 'edge-invalidations' }),
+    subscriber,
     publisher,
     channels: principalInvalidationChannels(config.PRINCIPAL_EVENTS_PREFIX),
     cache,

@@ -1,5 +1,4 @@
 import { DomainError } from '@gateway/lib/errors';
-import type { Logger } from '@gateway/lib/logging';
 import type { Redis } from '@gateway/lib/redis';
 
 /**
@@ -8,7 +7,7 @@ import type { Redis } from '@gateway/lib/redis';
  */
 export function requireConnected(redis: Redis): void {
   if (redis.status !== 'ready') {
-    // No internal reason: the outage is logged once by reportConnectionErrors, not once per call.
+    // No internal reason: the outage is logged once by lib's reportConnectionErrors, not once per call.
     throw new DomainError('unavailable', 'The ledger store is unavailable.');
   }
 }
@@ -25,20 +24,5 @@ export function firstConnection(redis: Redis, timeoutMs: number): Promise<boolea
     const onReady = () => done(true);
     const timer = setTimeout(() => done(false), timeoutMs);
     redis.once('ready', onReady);
-  });
-}
-
-/** Logs connection errors once per outage instead of once per reconnect attempt. */
-export function reportConnectionErrors(redis: Redis, logger: Logger, connection: string): void {
-  let down = false;
-  redis.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
-    logger.warn({ connection, err: error }, 'redis connection lost');
-  });
-  redis.on('ready', () => {
-    if (!down) return;
-    down = false;
-    logger.info({ connection }, 'redis connection restored');
   });
 }
