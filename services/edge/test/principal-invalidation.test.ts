@@ -7,7 +7,7 @@ import { eventually } from '../../../test/e2e/support/eventually';
 import { PrincipalCache } from '../src/gateway/principal-cache';
 import { listenForInvalidations } from '../src/gateway/principal-invalidations';
 import { samplePrincipal } from '../../../test/support/principals';
-import { capturingLogger } from './support/fake-auth';
+import { capturedLogger } from '../../lib/test/support/captured-logger';
 
 /**
  * auth's invalidator and edge's listener over a real Redis: an invalidation
@@ -36,7 +36,7 @@ afterAll(() => {
 /** A fresh pair of channels, so files running side by side never hear each other. */
 function world() {
   const channels = principalInvalidationChannels(`test-${randomBytes(4).toString('hex')}`);
-  const authLogs = capturingLogger();
+  const authLogs = capturedLogger({ service: 'edge', level: 'info' });
   const invalidator: PrincipalInvalidator = createRedisInvalidator({
     publisher: redis(),
     subscriber: redis(),
@@ -48,7 +48,7 @@ function world() {
   const replica = async (name: string, connectionName?: string) => {
     const cache = new PrincipalCache({ ttlMs: 30_000, maxEntries: 100 });
     const subscriber = redis(connectionName);
-    const listener = listenForInvalidations({ subscriber, publisher: redis(), channels, cache, replica: name, logger: capturingLogger().logger });
+    const listener = listenForInvalidations({ subscriber, publisher: redis(), channels, cache, replica: name, logger: capturedLogger({ service: 'edge', level: 'info' }).logger });
     closers.push(() => listener.close());
     await eventually(async () => (cacheIsOn(cache) ? true : undefined), `replica ${name} to subscribe`);
     return { cache };

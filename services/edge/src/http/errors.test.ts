@@ -84,6 +84,6 @@ describe('the one error path', () => {
     expect(lines).toEqual([
       expect.objectContaining({ msg: 'request', method: 'GET', route: '/api/v1/orgs/:org/keys', status: 401, error_type: 'auth' }),
     ]);
-    expect(edge.logs.text()).not.toContain('svc_test_abc');
+    expect(edge.logs.output()).not.toContain('svc_test_abc');
   });
 });

@@ -1,6 +1,4 @@
-import { Writable } from 'node:stream';
 import type { PromiseClient, UnaryServiceDefinition } from '@gateway/lib/grpc';
-import { createLogger, type Logger } from '@gateway/lib/logging';
 import {
   ApiKeyStatus,
   Role,
@@ -13,6 +11,7 @@ import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledge
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
+import { capturedLogger } from '../../../lib/test/support/captured-logger';
 import type { EdgeSettings } from '../../src/config';
 import type { GatewayBackends } from '../../src/gateway/deps';
 import type { ReadinessProbe } from '../../src/health/grpc-health';
@@ -94,25 +93,6 @@ export function sampleSession(accessToken: string): Session {
   };
 }
 
-/** A logger whose JSON lines are kept in memory. */
-export function capturingLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>>; text: () => string } {
-  const chunks: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger({ service: 'edge', level: 'info', destination });
-  const text = () => chunks.join('');
-  const lines = () =>
-    text()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  return { logger, lines, text };
-}
-
 /** A client whose every call fails loudly: for suites that must not reach that backend. */
 function unexpectedClient<D extends UnaryServiceDefinition>(serviceName: string, definition: D): PromiseClient<D> {
   const methods: Record<string, unknown> = { isConnected: () => true, close: () => undefined };
@@ -137,7 +117,7 @@ export function unusedGateway(): GatewayBackends {
 export interface RunningFakeEdge {
   url: string;
   auth: FakeAuth;
-  logs: ReturnType<typeof capturingLogger>;
+  logs: ReturnType<typeof capturedLogger>;
   stop(): Promise<void>;
 }
 
@@ -147,7 +127,7 @@ export async function startFakeEdge(
   options: { settings?: Partial<EdgeSettings>; readiness?: ReadinessProbe[]; usage?: PromiseClient<typeof UsageServiceService> } = {},
 ): Promise<RunningFakeEdge> {
   const auth = fakeAuth(implementations);
-  const logs = capturingLogger();
+  const logs = capturedLogger({ service: 'edge', level: 'info' });
   const edge = createEdgeApp({
     auth: auth.client,
     readiness: options.readiness ?? [],

@@ -1,8 +1,12 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/logging';
+import { createLogger, type Logger, type LoggerOptions } from '../../src/logging';
 
 /** A logger writing into memory, and every line it wrote so far. */
-export function capturedLogger(): { logger: Logger; output: () => string; lines: () => Array<Record<string, unknown>> } {
+export function capturedLogger({ service = 'test', level = 'debug' }: Partial<Pick<LoggerOptions, 'service' | 'level'>> = {}): {
+  logger: Logger;
+  output: () => string;
+  lines: () => Array<Record<string, unknown>>;
+} {
   const chunks: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -10,11 +14,15 @@ export function capturedLogger(): { logger: Logger; output: () => string; lines:
       done();
     },
   });
-  const logger = createLogger({ service: 'test', level: 'debug', destination });
+  const logger = createLogger({ service, level, destination });
   const output = () => chunks.join('');
   return {
     logger,
     output,
-    lines: () => output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>),
+    lines: () =>
+      output()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }
