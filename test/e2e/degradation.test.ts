@@ -139,16 +139,19 @@ describe('provider failures', () => {
     expectApiError(await failure(streamed), 502, 'provider');
   });
 
-  it('ends a stream the provider drops midway with an error event, the x_service chunk and the trailers', async () => {
+  it('ends a stream the provider drops midway with one error event carrying x_service, no [DONE], and the trailers', async () => {
     const body = { model: 'auto', messages: [{ role: 'user', content: `Tell me a long story. ${simulatorDirective({ fail: 'midstream' })}` }] };
     const streamed = await streamRaw(`${e2e.gatewayUrl}/chat/completions`, { ...body, stream: true }, { authorization: `Bearer ${key}` });
     const requestId = streamed.headers.get('x-service-request-id');
     // Already 200: the failure can only be told inside the stream.
     expect(streamed.status).toBe(200);
-    expect(streamed.done).toBe(true);
-    const [errorEvent, finalChunk] = streamed.events.slice(-2) as [{ error?: unknown }, { x_service?: unknown }];
+    // No [DONE]: a reader that waits for it knows the answer is incomplete.
+    expect(streamed.done).toBe(false);
+    const errorEvent = streamed.events.at(-1) as { error?: unknown; x_service?: unknown };
     expect(errorEvent.error).toEqual({ message: expect.any(String), type: 'provider', code: 502, request_id: requestId });
-    expect(finalChunk.x_service).toMatchObject({ request_id: requestId, metered: true });
+    expect(errorEvent.x_service).toMatchObject({ request_id: requestId, metered: true });
+    // Every event before it is a chunk with a choice, as strict clients read them.
+    for (const chunk of streamed.events.slice(0, -1) as OpenAI.ChatCompletionChunk[]) expect(chunk.choices[0]).toBeDefined();
     expect(streamed.trailers.get('x-service-metered')).toBe('true');
     expect(await committedTrace(e2e.ledger.db, requestId ?? '')).toMatchObject({ http_status: 502, error_class: 'provider', stream: true });
 

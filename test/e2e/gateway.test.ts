@@ -38,8 +38,11 @@ const hello: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Sa
 
 describe('a JSON completion', () => {
   it('answers in the OpenAI shape and tells the truth in every header', async () => {
-    const { data, response } = await client.chat.completions.create({ model: 'auto', messages: hello }).withResponse();
+    const { data, response, request_id: requestId } = await client.chat.completions.create({ model: 'auto', messages: hello }).withResponse();
     const headers = response.headers;
+
+    // The SDK reads the request id from x-request-id: it is the gateway's request id.
+    expect(requestId).toBe(headers.get('x-service-request-id'));
 
     expect(data).toMatchObject({ object: 'chat.completion', model: 'sim-small', choices: [{ index: 0, message: { role: 'assistant' } }] });
     expect(data.choices[0]?.message.content).toEqual(expect.stringMatching(/\S/));
@@ -129,17 +132,25 @@ describe('a JSON completion', () => {
 describe('a streamed completion', () => {
   const request = { model: 'auto', messages: [{ role: 'user', content: 'Tell me about rivers.' }] } satisfies OpenAI.ChatCompletionCreateParams;
 
-  it('streams the same answer in chunks and ends with the x_service chunk', async () => {
+  it('streams the same answer in chunks, with x_service on the finish_reason chunk and one id throughout', async () => {
     const json = await client.chat.completions.create(request);
     const { data: stream, response } = await client.chat.completions.create({ ...request, stream: true }).withResponse();
     const chunks: OpenAI.ChatCompletionChunk[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
+    let text = '';
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      // The loop strict clients write: every chunk has a first choice.
+      const first = chunk.choices[0];
+      if (!first) throw new Error('a chunk without choices reached a client that did not ask for usage');
+      text += first.delta.content ?? '';
+    }
 
-    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(json.choices[0]?.message.content);
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
     const last = chunks.at(-1) as OpenAI.ChatCompletionChunk & { x_service?: Record<string, unknown> };
     const requestId = response.headers.get('x-service-request-id');
-    expect(last.choices).toEqual([]);
+    expect(last.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.filter((chunk) => 'x_service' in chunk)).toEqual([last]);
     expect(last.x_service).toEqual({
       request_id: requestId,
       cost_usd: expect.stringMatching(/^\d+\.\d{6}$/),
@@ -158,12 +169,27 @@ describe('a streamed completion', () => {
     // Headers known before the first byte are headers; cost, savings and metering are not (they come at the end).
     const headers = response.headers;
     expect(headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(headers.get('x-request-id')).toBe(requestId);
     expect({ model: headers.get('x-service-model'), tier: headers.get('x-service-tier'), principal: headers.get('x-service-principal') }).toEqual({
       model: 'sim-small',
       tier: 'simple',
       principal: 'api_key',
     });
     expect(STREAM_TRAILER_HEADERS.filter((name) => headers.get(name) !== null)).toEqual([]);
+  });
+
+  it('releases the first choice of n=2 as the second starts, and puts x_service on the stream\'s last finish_reason chunk', async () => {
+    const stream = await client.chat.completions.create({ ...request, n: 2, stream: true });
+    const chunks: Array<OpenAI.ChatCompletionChunk & { x_service?: unknown }> = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const finishes = chunks.flatMap((chunk, position) => (chunk.choices[0]?.finish_reason ? [{ position, index: chunk.choices[0].index }] : []));
+    expect(finishes).toEqual([
+      { position: expect.any(Number), index: 0 },
+      { position: chunks.length - 1, index: 1 },
+    ]);
+    // Choice 1's content comes after choice 0's finish, as the provider sent it.
+    expect(chunks[(finishes[0]?.position ?? 0) + 1]?.choices[0]?.index).toBe(1);
+    expect(chunks.filter((chunk) => chunk.x_service).map((chunk) => chunks.indexOf(chunk))).toEqual([chunks.length - 1]);
   });
 
   it('sends cost, savings and metering as HTTP trailers, priced from the usage the provider streamed', async () => {
@@ -175,16 +201,21 @@ describe('a streamed completion', () => {
     expect(streamed.status).toBe(200);
     expect(streamed.done).toBe(true);
 
-    // Asked for usage, the client gets the usage chunk; the cost is that usage at catalog prices.
+    // Asked for usage, the client gets the usage chunk last, with the stream's id; the cost is that usage at catalog prices.
     const chunks = streamed.events as Array<OpenAI.ChatCompletionChunk & { x_service?: Record<string, unknown> }>;
-    const usage = chunks.find((chunk) => chunk.usage)?.usage;
-    if (!usage) throw new Error('no usage chunk reached the client');
+    const usageChunk = chunks.at(-1);
+    const usage = usageChunk?.usage;
+    if (!usage) throw new Error('the usage chunk is not the last');
+    expect(usageChunk.choices).toEqual([]);
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+    expect(chunks.filter((chunk) => chunk.x_service)).toEqual([usageChunk]);
     const { trailers, headers } = streamed;
     expect(usdHeader(trailers, 'x-service-cost-usd')).toBe(costOf('sim-small', usage));
     expect({ priced: trailers.get('x-service-priced'), metered: trailers.get('x-service-metered') }).toEqual({ priced: 'true', metered: 'true' });
     expect(trailers.get('x-service-savings-usd')).toMatch(/^-?\d+\.\d{6}$/);
 
-    // The final chunk says what the trailers say.
+    // The last chunk says what the trailers say.
     const outcome = chunks.at(-1)?.x_service;
     expect(outcome).toMatchObject({
       request_id: headers.get('x-service-request-id'),

@@ -8,26 +8,33 @@ import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders, type HeaderFacts } from './headers';
 import { authenticateGatewayCall, modeName, principalName, requireScope, subjectOf } from './principal';
 import { providerKeyFor } from './provider-keys';
+import { chatCompletionWriter } from './chat-output';
+import type { AnswerWriter, GatewayEndpoint } from './output';
 import { parseChatCompletionBody, type ChatCompletionBody } from './request';
 import { routeFactsOf, routeRequestOf, upstreamBodyOf } from './routing';
 import { streamCompletion } from './stream';
 import { traceRecord, type CallSummary } from './trace-record';
 
+/** POST /api/gateway/v1/chat/completions: the pipeline's own wire format, passed through. */
+export const chatCompletionsEndpoint: GatewayEndpoint = {
+  accept: (raw) => ({ body: parseChatCompletionBody(raw), writer: chatCompletionWriter }),
+};
+
 /**
- * POST /api/gateway/v1/chat/completions. The hot path of DESIGN 1:
- * authenticate, then quota check and routing side by side, then the provider,
- * pricing and the ledger record. Facts are gathered as they arrive and the
- * header set is written once from them, at the answer or at the error, so an
- * error at any step still carries the whole truthful header set.
+ * The hot path of DESIGN 1, for any endpoint that translates onto chat
+ * completions: authenticate, then quota check and routing side by side, then
+ * the provider, pricing and the ledger record. Facts are gathered as they
+ * arrive and the header set is written once from them, at the answer or at
+ * the error, so an error at any step still carries the whole truthful header set.
  */
-export function chatCompletions(deps: GatewayDeps): RequestHandler {
+export function gatewayPipeline(deps: GatewayDeps, endpoint: GatewayEndpoint): RequestHandler {
   return async (req, res) => {
     // The empty header set is already on the response (presetGatewayHeaders), for a rejected credential.
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
     const principal = await authenticateGatewayCall(deps, req, res);
     facts.principal = principalName(principal);
     facts.mode = modeName(principal);
-    await servePrincipal(deps, req, res, principal, facts);
+    await servePrincipal(deps, req, res, principal, facts, endpoint);
   };
 }
 
@@ -44,7 +51,14 @@ export interface GatewayCall {
   startedMs: number;
 }
 
-async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, principal: Principal, facts: HeaderFacts): Promise<void> {
+async function servePrincipal(
+  deps: GatewayDeps,
+  req: Request,
+  res: Response,
+  principal: Principal,
+  facts: HeaderFacts,
+  endpoint: GatewayEndpoint,
+): Promise<void> {
   const startedAt = new Date();
   const startedMs = performance.now();
   let reservationId = '';
@@ -52,7 +66,7 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
   let stream = false;
   try {
     requireScope(principal, 'inference');
-    const body = parseChatCompletionBody(req.body);
+    const { body, writer } = endpoint.accept(req.body);
     requestedModel = body.model;
     stream = body.stream === true;
     const [quota, routed] = await Promise.allSettled([
@@ -75,8 +89,8 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
       mode: modeName(principal),
       body: upstreamBodyOf(body, routed.value),
     };
-    if (stream) await streamCompletion(call, upstream);
-    else await completeJson(call, upstream);
+    if (stream) await streamCompletion(call, upstream, writer);
+    else await completeJson(call, upstream, writer);
   } catch (error) {
     const domain = toDomainError(error);
     if (!res.headersSent) {
@@ -110,12 +124,11 @@ async function servePrincipal(deps: GatewayDeps, req: Request, res: Response, pr
   }
 }
 
-async function completeJson(call: GatewayCall, upstream: ProviderRequest): Promise<void> {
+async function completeJson(call: GatewayCall, upstream: ProviderRequest, writer: AnswerWriter): Promise<void> {
   const answer = await call.deps.provider.complete(upstream);
   await settle(call, answer.usage ?? NO_USAGE, 200);
   writeGatewayHeaders(call.res, gatewayHeaders(call.facts));
-  // The provider's body unchanged: sent as it came rather than serialized again.
-  call.res.status(200).type('application/json').send(answer.text);
+  call.res.status(200).type('application/json').send(writer.json(answer, call.facts));
 }
 
 /** An upstream that reports no usage is priced at zero tokens, and says so in the trace. */

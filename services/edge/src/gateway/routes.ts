@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { requestIdOf } from '../http/locals';
-import { chatCompletions } from './chat';
+import { chatCompletionsEndpoint, gatewayPipeline } from './chat';
 import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders } from './headers';
 import { listModels } from './models';
@@ -19,6 +19,6 @@ export const presetGatewayHeaders: RequestHandler = (_req, res, next) => {
 };
 
 export function registerGatewayRoutes(app: Express, deps: GatewayDeps): void {
-  app.post(`${GATEWAY_BASE_PATH}/chat/completions`, chatCompletions(deps));
+  app.post(`${GATEWAY_BASE_PATH}/chat/completions`, gatewayPipeline(deps, chatCompletionsEndpoint));
   app.get(`${GATEWAY_BASE_PATH}/models`, listModels(deps));
 }

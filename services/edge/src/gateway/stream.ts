@@ -1,16 +1,17 @@
 import { DomainError, toDomainError } from '@gateway/lib/errors';
-import { errorBody } from '../http/errors';
 import type { ProviderRequest } from '../provider';
 import { NO_USAGE, settle, type GatewayCall } from './chat';
-import { outcomeHeaders, routeHeaders, TRAILER_HEADERS, writeGatewayHeaders, type HeaderFacts } from './headers';
+import { outcomeHeaders, routeHeaders, TRAILER_HEADERS, writeGatewayHeaders } from './headers';
+import { serviceOutcome, sseSink, type AnswerWriter } from './output';
 
 /**
  * A streamed completion (DESIGN 4): what is known before the first byte goes
  * out as headers; cost, savings and metering are known only at the end, so
- * they follow as HTTP trailers and in a final chunk's `x_service` object.
- * The upstream is always asked for usage, so streams are priced like the rest.
+ * they follow as HTTP trailers and in the `x_service` object the endpoint's
+ * writer puts on its last event. The upstream is always asked for usage, so
+ * streams are priced like the rest.
  */
-export async function streamCompletion(call: GatewayCall, upstream: ProviderRequest): Promise<void> {
+export async function streamCompletion(call: GatewayCall, upstream: ProviderRequest, writer: AnswerWriter): Promise<void> {
   const { deps, res, facts } = call;
   const clientGone = new AbortController();
   res.once('close', () => {
@@ -28,11 +29,13 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   });
   res.flushHeaders();
 
+  const output = writer.stream(sseSink(res), stream.clientRequestedUsage);
   let failure: DomainError | undefined;
   try {
+    output.open(facts);
     for await (const event of stream) {
       if (event.done) break;
-      if (event.forward) res.write(`data: ${event.data}\n\n`);
+      output.chunk(event);
     }
   } catch (error) {
     failure = toDomainError(error);
@@ -40,32 +43,7 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   await settle(call, stream.usage ?? NO_USAGE, failure?.httpStatus ?? 200, failure?.errorClass ?? '');
   if (clientGone.signal.aborted) return;
 
-  if (failure) res.write(`data: ${JSON.stringify(errorBody(failure, facts.requestId))}\n\n`);
-  res.write(`data: ${JSON.stringify(finalChunk(facts))}\n\n`);
-  res.write('data: [DONE]\n\n');
+  output.close({ outcome: serviceOutcome(facts), failure });
   res.addTrailers(outcomeHeaders(facts));
   res.end();
-}
-
-/** The last chunk: no choices, and the outcome the trailers carry, for clients that cannot read trailers. */
-function finalChunk(facts: HeaderFacts): Record<string, unknown> {
-  const outcome = outcomeHeaders(facts);
-  return {
-    id: `chatcmpl-${facts.requestId}`,
-    object: 'chat.completion.chunk',
-    created: Math.floor(Date.now() / 1000),
-    model: facts.route?.model ?? '',
-    choices: [],
-    x_service: {
-      request_id: facts.requestId,
-      cost_usd: outcome['x-service-cost-usd'] ?? '',
-      savings_usd: outcome['x-service-savings-usd'] ?? '',
-      baseline_usd: outcome['x-service-baseline-usd'] ?? null,
-      baseline_model: outcome['x-service-baseline-model'] ?? null,
-      baseline_reason: outcome['x-service-baseline-reason'] ?? null,
-      savings_pct: outcome['x-service-savings-pct'] ?? '',
-      priced: facts.price?.priced ?? false,
-      metered: facts.metered ?? false,
-    },
-  };
 }

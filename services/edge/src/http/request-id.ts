@@ -4,6 +4,8 @@ import { parseTraceParent } from '@opentelemetry/core';
 import type { RequestHandler } from 'express';
 
 export const REQUEST_ID_HEADER = 'x-service-request-id';
+/** The header the OpenAI SDKs read the request id from (`_request_id`, `request_id`): the same id. */
+export const OPENAI_REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * The request id is the W3C trace id of the request's server span (opened by
@@ -33,5 +35,6 @@ export const assignRequestId: RequestHandler = (req, res, next) => {
   const id = currentRequestId();
   res.locals.requestId = id;
   res.setHeader(REQUEST_ID_HEADER, id);
+  res.setHeader(OPENAI_REQUEST_ID_HEADER, id);
   next();
 };

@@ -59,6 +59,8 @@ export interface StreamEvent {
   done: boolean;
   /** Token usage this chunk carries, if any. */
   usage: TokenUsage | undefined;
+  /** A choice ends in this chunk (it carries a `finish_reason`). */
+  finishes: boolean;
   /**
    * False only for a usage-only chunk (no choices) the client did not ask for:
    * the adapter always asks the upstream for usage so that streams are priced,
@@ -90,6 +92,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_MAX_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 128;
 const CARRIES_USAGE = /"usage"\s*:\s*\{/;
+const CARRIES_FINISH = /"finish_reason"\s*:\s*"/;
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -146,6 +149,7 @@ async function readText(body: Body): Promise<string> {
 class UpstreamStream implements ProviderStream {
   usage: TokenUsage | undefined;
   private cancelled = false;
+  private finished = false;
 
   constructor(
     readonly status: number,
@@ -167,6 +171,7 @@ class UpstreamStream implements ProviderStream {
         for (const data of decoder.push(text)) yield this.event(data);
       }
       for (const data of decoder.end()) yield this.event(data);
+      this.requireFinish();
     } catch (error) {
       if (this.cancelled) return;
       throw this.fail(error);
@@ -175,19 +180,35 @@ class UpstreamStream implements ProviderStream {
     }
   }
 
+  /**
+   * An answer whose stream ends before any choice finished was cut short,
+   * however cleanly the connection closed: it is a provider failure, not an answer.
+   */
+  private requireFinish(): void {
+    if (this.finished) return;
+    throw new DomainError('provider', 'The model provider ended the stream before the answer finished. Retry the request.', {
+      internalReason: 'upstream stream ended without a finish_reason',
+    });
+  }
+
   private event(data: string): StreamEvent {
-    if (data === '[DONE]') return { data, done: true, usage: undefined, forward: true };
-    if (!CARRIES_USAGE.test(data)) return { data, done: false, usage: undefined, forward: true };
+    if (data === '[DONE]') {
+      this.requireFinish();
+      return { data, done: true, usage: undefined, finishes: false, forward: true };
+    }
+    const finishes = CARRIES_FINISH.test(data);
+    if (finishes) this.finished = true;
+    if (!CARRIES_USAGE.test(data)) return { data, done: false, usage: undefined, finishes, forward: true };
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
     } catch {
-      return { data, done: false, usage: undefined, forward: true };
+      return { data, done: false, usage: undefined, finishes, forward: true };
     }
     const usage = isRecord(chunk) ? readUsage(chunk.usage) : undefined;
     if (usage) this.usage = usage;
     const hasChoices = isRecord(chunk) && Array.isArray(chunk.choices) && chunk.choices.length > 0;
-    return { data, done: false, usage, forward: this.clientRequestedUsage || hasChoices || usage === undefined };
+    return { data, done: false, usage, finishes, forward: this.clientRequestedUsage || hasChoices || usage === undefined };
   }
 }
 
