@@ -74,6 +74,20 @@ function describe(issue: z.core.$ZodIssue, location: InputLocation, known: strin
 }
 
 /**
+ * A union refused as a whole ("a string or an array of parts") says less than
+ * the one alternative the value was meant for: an array whose third part is
+ * wrong is reported at that part. The alternative meant is the one whose
+ * type matched (its issues are not a type mismatch of the value itself).
+ */
+export function innermostIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const meant = issue.errors.filter((branch) => !(branch.length === 1 && branch[0]?.code === 'invalid_type' && branch[0].path.length === 0));
+  const inner = meant.length === 1 ? meant[0]?.[0] : undefined;
+  if (!inner) return issue;
+  return innermostIssue({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
+}
+
+/**
  * Parses request input with a zod schema. Failure is a 400 `validation`
  * naming every offending field and what it allows; the first field is
  * attached for clients that handle one at a time.
@@ -81,7 +95,7 @@ function describe(issue: z.core.$ZodIssue, location: InputLocation, known: strin
 export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, location: InputLocation): z.output<Schema> {
   const result = schema.safeParse(value, { error: describeIssue });
   if (result.success) return result.data;
-  const described = result.error.issues.map((issue) => describe(issue, location, knownNames(schema)));
+  const described = result.error.issues.map((issue) => describe(innermostIssue(issue), location, knownNames(schema)));
   throw new DomainError('validation', `Invalid request: ${described.map(({ text }) => text).join('; ')}.`, {
     field: described[0]?.field ?? location,
   });
