@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import Ajv from 'ajv';
 import type { ServiceProcess } from '../../../test/support/processes';
 import { findCredentials } from '../../../test/support/secrets-scan';
 import { expectedPromptTokens, simulatorStats, sseData, START_TIMEOUT_MS, startSimulatorProcess, tokensIn } from './kit';
@@ -181,6 +182,51 @@ describe('streaming', () => {
   it('sends no usage chunk when not asked', async () => {
     const chunks = (await streamed({})) as unknown as Chunk[];
     expect(chunks.every((chunk) => chunk.choices.length === 1 && !('usage' in chunk))).toBe(true);
+  });
+});
+
+describe('response formats (structured outputs)', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      title: { type: 'string' },
+      year: { type: 'integer', minimum: 1900, maximum: 2030 },
+      genre: { enum: ['drama', 'comedy'] },
+      sequel: { anyOf: [{ $ref: '#/$defs/Film' }, { type: 'null' }] },
+    },
+    required: ['title', 'year', 'genre', 'sequel'],
+    additionalProperties: false,
+    $defs: { Film: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'], additionalProperties: false } },
+  };
+  const jsonSchema = { type: 'json_schema', json_schema: { name: 'film', strict: true, schema } };
+  const ajv = new Ajv({ strict: false });
+
+  it('answers json_schema with JSON valid under the schema, the same each time, and the same streamed', async () => {
+    const messages = question('Name a film.');
+    const first = await chatJson({ model: 'sim-small', messages, response_format: jsonSchema });
+    const content = first.choices[0]?.message.content ?? '';
+    const value: unknown = JSON.parse(content);
+    expect(ajv.validate(schema, value)).toBe(true);
+    expect((await chatJson({ model: 'sim-small', messages, response_format: jsonSchema })).choices[0]?.message.content).toBe(content);
+    expect(first.usage.completion_tokens).toBe(tokensIn(content));
+
+    const response = await chat({ model: 'sim-small', messages, response_format: jsonSchema, stream: true });
+    const chunks = sseData(await response.text())
+      .slice(0, -1)
+      .map((data) => JSON.parse(data) as { choices: Array<{ delta: { content?: string } }> });
+    const pieces = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').filter((piece) => piece !== '');
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(pieces.join('')).toBe(content);
+  });
+
+  it('answers json_object with a JSON object', async () => {
+    const body = await chatJson({ model: 'sim-small', messages: question('Reply in JSON.'), response_format: { type: 'json_object' } });
+    expect(JSON.parse(body.choices[0]?.message.content ?? '')).toEqual({ answer: expect.stringMatching(/\S/) });
+  });
+
+  it('refuses a response format it does not know, naming the field', async () => {
+    const { error } = await chatError({ model: 'sim-small', messages: question('hi'), response_format: { type: 'yaml' } }, 400);
+    expect(error.param).toBe('response_format.type');
   });
 });
 

@@ -36,6 +36,21 @@ const toolChoiceSchema = z.union([
   z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) }),
 ]);
 
+/** The answer's shape: prose, any JSON object, or JSON valid under a schema (structured outputs). */
+const responseFormatSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    json_schema: z.looseObject({
+      name: functionNameSchema,
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullish(),
+    }),
+  }),
+]);
+
 const positiveInt = z.number().int().min(1);
 
 export const chatRequestSchema = z.looseObject({
@@ -51,11 +66,13 @@ export const chatRequestSchema = z.looseObject({
   tools: z.array(toolSchema).optional(),
   tool_choice: toolChoiceSchema.optional(),
   parallel_tool_calls: z.boolean().optional(),
+  response_format: responseFormatSchema.optional(),
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type ChatMessage = ChatRequest['messages'][number];
 export type ToolDefinition = NonNullable<ChatRequest['tools']>[number];
+export type ResponseFormat = NonNullable<ChatRequest['response_format']>;
 
 /** A request the simulator refuses, in the terms of OpenAI's error body. */
 export class InvalidRequest extends Error {

@@ -1,5 +1,6 @@
 import { chatRequestSchema } from './request';
-import { chooseToolCalls, exampleValue, toolArguments } from './tools';
+import { exampleValue } from './json-value';
+import { chooseToolCalls, toolArguments } from './tools';
 
 const tool = (name: string, parameters?: Record<string, unknown>) => ({ type: 'function' as const, function: { name, ...(parameters ? { parameters } : {}) } });
 

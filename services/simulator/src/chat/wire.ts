@@ -4,6 +4,7 @@ import type { Choice, Completion } from './completion';
 export const SYSTEM_FINGERPRINT = 'fp_simulator';
 const WORDS_PER_CHUNK = 4;
 const ARGUMENT_CHUNKS = 3;
+const JSON_CHARACTERS_PER_CHUNK = 16;
 
 function usageBody(completion: Completion) {
   return {
@@ -68,13 +69,16 @@ type Delta = Record<string, unknown>;
 
 /**
  * The deltas of one choice: the role first, then the content a few words at a
- * time (or each tool call's name, then its arguments in pieces), then the finish.
+ * time (JSON content a few characters at a time; tool calls: each call's name,
+ * then its arguments in pieces), then the finish.
  */
 function choiceDeltas(choice: Choice): Array<{ delta: Delta; finish: string | null }> {
   const deltas: Array<{ delta: Delta; finish: string | null }> = [];
   if (choice.toolCalls.length === 0) {
     deltas.push({ delta: { role: 'assistant', content: '', refusal: null }, finish: null });
-    for (const piece of splitWords(choice.content ?? '')) deltas.push({ delta: { content: piece }, finish: null });
+    const content = choice.content ?? '';
+    const pieces = choice.json ? splitEvenly(content, Math.ceil(content.length / JSON_CHARACTERS_PER_CHUNK)) : splitWords(content);
+    for (const piece of pieces) deltas.push({ delta: { content: piece }, finish: null });
   } else {
     choice.toolCalls.forEach((call, index) => {
       const start = { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
