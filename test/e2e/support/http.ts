@@ -23,11 +23,13 @@ export interface StreamedResponse {
   trailers: Headers;
   /** Every `data:` payload in order, JSON-parsed, except the final `[DONE]`. */
   events: unknown[];
+  /** The `event:` name of each of those, where one was sent (the Responses API names its events). */
+  names: Array<string | undefined>;
   /** The stream ended with `data: [DONE]`. */
   done: boolean;
 }
 
-/** A streamed chat completion read with node's http client, trailers included. */
+/** A streamed answer (chat completion or Responses API) read with node's http client, trailers included. */
 export function streamRaw(url: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<StreamedResponse> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -42,17 +44,22 @@ export function streamRaw(url: string, body: Record<string, unknown>, headers: R
         });
         response.on('error', reject);
         response.on('end', () => {
-          const data = text
+          const blocks = text
             .split('\n\n')
-            .map((event) => event.trim())
-            .filter((event) => event.startsWith('data: '))
-            .map((event) => event.slice('data: '.length));
-          const done = data.at(-1) === '[DONE]';
+            .map((block) => block.trim().split('\n'))
+            .map((lines) => ({
+              name: lines.find((line) => line.startsWith('event: '))?.slice('event: '.length),
+              data: lines.find((line) => line.startsWith('data: '))?.slice('data: '.length),
+            }))
+            .filter((block): block is { name: string | undefined; data: string } => block.data !== undefined);
+          const done = blocks.at(-1)?.data === '[DONE]';
+          const events = done ? blocks.slice(0, -1) : blocks;
           resolve({
             status: response.statusCode ?? 0,
             headers: headersFrom(response.headers),
             trailers: headersFrom(response.trailers),
-            events: (done ? data.slice(0, -1) : data).map((event) => JSON.parse(event) as unknown),
+            events: events.map((event) => JSON.parse(event.data) as unknown),
+            names: events.map((event) => event.name),
             done,
           });
         });

@@ -4,6 +4,7 @@ import { chatCompletionsEndpoint, gatewayPipeline } from './chat';
 import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders } from './headers';
 import { listModels } from './models';
+import { responsesEndpoint } from './responses/endpoint';
 
 /** The OpenAI-compatible surface: point the `openai` client's baseURL at `{base_url}/api/gateway/v1`. */
 export const GATEWAY_BASE_PATH = '/api/gateway/v1';
@@ -20,5 +21,6 @@ export const presetGatewayHeaders: RequestHandler = (_req, res, next) => {
 
 export function registerGatewayRoutes(app: Express, deps: GatewayDeps): void {
   app.post(`${GATEWAY_BASE_PATH}/chat/completions`, gatewayPipeline(deps, chatCompletionsEndpoint));
+  app.post(`${GATEWAY_BASE_PATH}/responses`, gatewayPipeline(deps, responsesEndpoint));
   app.get(`${GATEWAY_BASE_PATH}/models`, listModels(deps));
 }
