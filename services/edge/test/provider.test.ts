@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { DomainError, type ErrorKind } from '@gateway/lib/errors';
@@ -132,6 +133,24 @@ describe('streaming', () => {
       .join('');
     expect(typeof (JSON.parse(args) as { q: unknown }).q).toBe('string');
     expect(stream.usage?.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('fails a stream that ends before any choice finished, however cleanly it closed', async () => {
+    // An upstream that sends one content chunk and [DONE], with no finish_reason: an answer cut short.
+    const upstream = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('data: {"id":"x","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\ndata: [DONE]\n\n');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = upstream.address() as AddressInfo;
+      const stream = await client(`http://127.0.0.1:${port}/v1`).stream(request({ messages: asked }));
+      const error = await failure(collect(stream));
+      expect({ kind: error.kind, message: error.message }).toEqual({ kind: 'provider', message: expect.stringMatching(/ended the stream before the answer finished/) });
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 
   it('cancels quietly', async () => {

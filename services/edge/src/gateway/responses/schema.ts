@@ -103,7 +103,7 @@ const includable = z.enum([
 
 export const responsesRequestBody = z.strictObject({
   model: z.string().min(1).max(200),
-  input: z.union([z.string(), z.array(inputItem).min(1)], { error: () => 'must be a string or an array of input items' }),
+  input: z.union([z.string(), z.array(inputItem).min(1)], { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string or an array of input items') }),
   instructions: z.string().nullish(),
   tools: z.array(functionTool).optional(),
   tool_choice: toolChoice.optional(),
