@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { DomainError } from '@gateway/lib/errors';
-import type { CompletionResult } from '../../provider';
 import { serviceOutcome, type AnswerWriter } from '../output';
 import { ResponsesStreamWriter } from './events';
 import { completionStatus, functionCallId, messageId, outputText, responseBody, responseUsage, type ItemStatus, type OutputItem } from './response';
@@ -10,18 +8,21 @@ import type { ResponsesRequest } from './schema';
 export function responsesWriter(request: ResponsesRequest, createdAt: number): AnswerWriter {
   return {
     json: (answer, facts) => {
-      const completion = readCompletion(answer);
-      const choice = completion.choices[0];
+      const common = { requestId: facts.requestId, createdAt, usage: responseUsage(answer.json.usage), outcome: serviceOutcome(facts) };
+      const completion = chatCompletion.safeParse(answer.json);
+      // The call is priced and recorded by now: an answer that cannot be translated is a failed response, not a second error.
+      if (!completion.success) {
+        const model = typeof answer.json.model === 'string' ? answer.json.model : request.model;
+        return JSON.stringify(responseBody(request, { ...common, model, status: 'failed', output: [], error: { code: 'server_error', message: UNREADABLE } }));
+      }
+      const choice = completion.data.choices[0];
       const status = completionStatus(choice?.finish_reason);
       return JSON.stringify(
         responseBody(request, {
-          requestId: facts.requestId,
-          createdAt,
-          model: completion.model,
+          ...common,
+          model: completion.data.model,
           ...status,
           output: outputItems(facts.requestId, choice?.message, status.status === 'incomplete' ? 'incomplete' : 'completed'),
-          usage: responseUsage(completion.usage),
-          outcome: serviceOutcome(facts),
         }),
       );
     },
@@ -45,13 +46,7 @@ const chatCompletion = z.looseObject({
 });
 type ChatMessage = z.infer<typeof chatCompletion>['choices'][number]['message'];
 
-function readCompletion(answer: CompletionResult): z.infer<typeof chatCompletion> {
-  const completion = chatCompletion.safeParse(answer.json);
-  if (completion.success) return completion.data;
-  throw new DomainError('provider', 'The model provider sent an answer that is not a chat completion. Retry the request.', {
-    internalReason: `chat completion unreadable for the Responses API: ${completion.error.issues[0]?.path.join('.') ?? ''}`,
-  });
-}
+const UNREADABLE = 'The model provider sent an answer that is not a chat completion. Retry the request.';
 
 /** The choice as output items: its text (or refusal) as one message, then one function_call per tool call. */
 function outputItems(requestId: string, message: ChatMessage | undefined, status: ItemStatus): OutputItem[] {
