@@ -27,7 +27,7 @@ const finish = (index: number) => ({ index, delta: {}, finish_reason: 'stop' });
 
 function run(events: StreamEvent[], failure?: DomainError): Array<Record<string, unknown> | string> {
   const sent: string[] = [];
-  const writer = chatCompletionWriter.stream({ send: (data) => sent.push(data) }, false);
+  const writer = chatCompletionWriter.stream({ send: (data) => sent.push(data) });
   writer.open({ requestId: 'req' });
   for (const event of events) writer.chunk(event);
   writer.close({ outcome, failure });

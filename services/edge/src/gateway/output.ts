@@ -24,7 +24,7 @@ export interface AnswerWriter {
   /** The JSON body of a finished, non-streamed answer (sent as `application/json`). */
   json(answer: CompletionResult, facts: HeaderFacts): string;
   /** A streamed answer, written as server-sent events to `sink`. */
-  stream(sink: SseSink, clientRequestedUsage: boolean): StreamWriter;
+  stream(sink: SseSink): StreamWriter;
 }
 
 /** Where server-sent event frames go: the response, already open. */

@@ -29,7 +29,7 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   });
   res.flushHeaders();
 
-  const output = writer.stream(sseSink(res), stream.clientRequestedUsage);
+  const output = writer.stream(sseSink(res));
   let failure: DomainError | undefined;
   try {
     output.open(facts);
