@@ -145,7 +145,6 @@ async function main(): Promise<void> {
     stack = await startStack({
       databaseUrl: database.url,
       redisUrl: infra.redisUrl,
-      readyTimeoutMs: 60_000,
       serviceEnv: { simulator: { LATENCY_MS: String(upstreamLatencyMs) } },
     });
     const edges = [stack.baseUrl];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { findCredentials } from '../support/secrets-scan';
 import { REPO_ROOT } from '../support/paths';
+import { PROCESS_READY_TIMEOUT_MS } from '../support/processes';
 import { eventually } from './support/eventually';
 
 jest.setTimeout(120_000);
@@ -34,7 +35,7 @@ function startEmbedded(dataDir: string): Promise<Embedded> {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`embedded mode did not start:\n${output}`));
-    }, 90_000);
+    }, PROCESS_READY_TIMEOUT_MS);
     const poll = setInterval(() => {
       // The welcome text follows the listening line; wait for its last line.
       const listening = /"msg":"listening"[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"listening"/.exec(output);

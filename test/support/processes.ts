@@ -55,7 +55,15 @@ function listeningPorts(log: string): { port: number; metricsPort: number | unde
 const READY_POLL_MS = 20;
 let started = 0;
 
-export async function startService({ name, entry, env, readyTimeoutMs = 60_000, nodeArgs = [] }: StartOptions): Promise<ServiceProcess> {
+/**
+ * How long a process may take to log `listening` before its start counts as
+ * failed. The wait ends at that line; this bound only catches a process that
+ * never comes up. It is generous because a suite starts several processes at
+ * once, each compiling its TypeScript, on a machine other suites share.
+ */
+export const PROCESS_READY_TIMEOUT_MS = 180_000;
+
+export async function startService({ name, entry, env, readyTimeoutMs = PROCESS_READY_TIMEOUT_MS, nodeArgs = [] }: StartOptions): Promise<ServiceProcess> {
   // The process writes its output straight into its log file: nothing passes
   // through this process, which may be a benchmark's load generator.
   const pending = join(logDir(), `${name}-starting-${process.pid}-${(started += 1)}.log`);

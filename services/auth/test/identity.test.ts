@@ -3,7 +3,7 @@ import { verifyAccessToken } from '@gateway/lib/access-token';
 import type { DomainError } from '@gateway/lib/errors';
 import { Role } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { findCredentials } from '../../../test/support/secrets-scan';
-import { startAuth, type AuthClient, type RunningAuth } from './support/auth-process';
+import { AUTH_START_TIMEOUT_MS, startAuth, type AuthClient, type RunningAuth } from './support/auth-process';
 import { eventually, seedAccount, seedOrganization, uniqueSourceAddress, type SeededAccount } from './support/identity-fixtures';
 import { createAuthTestDatabase, type AuthTestDatabase } from './support/seed';
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
   [replicaA, replicaB] = await Promise.all([startAuth(database.url, env), startAuth(database.url, env)]);
   a = replicaA.client;
   b = replicaB.client;
-}, 60_000);
+}, 2 * AUTH_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await Promise.all([replicaA?.stop(), replicaB?.stop()]);

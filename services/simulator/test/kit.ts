@@ -1,11 +1,11 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { startService, type ServiceProcess } from '../../../test/support/processes';
+import { PROCESS_READY_TIMEOUT_MS, startService, type ServiceProcess } from '../../../test/support/processes';
 import type { SimulatorStats } from '../src/stats';
 
 /** Test kit for suites that run against a real simulator process. */
 
 /** Start-up loads the tokenizer's ranks; give a busy machine time. Hooks that start one need START_TIMEOUT_MS. */
-const READY_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = PROCESS_READY_TIMEOUT_MS;
 export const START_TIMEOUT_MS = READY_TIMEOUT_MS + 10_000;
 
 export async function startSimulatorProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {

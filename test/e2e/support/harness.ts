@@ -39,12 +39,6 @@ export interface E2e {
 export type E2eOptions = Pick<StackOptions, 'env' | 'serviceEnv'>;
 
 /**
- * Six processes start at once on a 2-core machine that other suites share:
- * each gets a minute to report ready rather than the default 20 s.
- */
-const READY_TIMEOUT_MS = 60_000;
-
-/**
  * The ledger record is best-effort within RECORD_DEADLINE_MS (250 ms by
  * default), after which a response goes out unmetered. The suites assert
  * metering; on a machine busy with other suites a record can take longer
@@ -61,7 +55,6 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
       databaseUrl: database.url,
       redisUrl: testRedisUrl(),
       catalogPath: TEST_CATALOG_PATH,
-      readyTimeoutMs: READY_TIMEOUT_MS,
       ...(options.env ? { env: options.env } : {}),
       serviceEnv: { ...options.serviceEnv, edge: { ...EDGE_DEFAULTS, ...options.serviceEnv?.edge } },
     });

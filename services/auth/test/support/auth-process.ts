@@ -3,7 +3,7 @@ import { credentials, makeGenericClientConstructor, Metadata, type ServiceDefini
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
 import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { testRedisUrl } from '../../../../test/support/databases';
-import { startService, type ServiceProcess } from '../../../../test/support/processes';
+import { PROCESS_READY_TIMEOUT_MS, startService, type ServiceProcess } from '../../../../test/support/processes';
 
 export type AuthClient = PromiseClient<typeof AuthServiceService>;
 
@@ -16,7 +16,7 @@ export interface RunningAuth {
 }
 
 /** Generous for a process that compiles its TypeScript at start on a busy machine. */
-export const AUTH_START_TIMEOUT_MS = 60_000;
+export const AUTH_START_TIMEOUT_MS = PROCESS_READY_TIMEOUT_MS;
 
 export async function startAuth(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningAuth> {
   const process = await startService({
