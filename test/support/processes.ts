@@ -13,7 +13,7 @@ export interface ServiceProcess {
   pid: number;
   port: number;
   address: string;
-  /** Where it serves Prometheus metrics (`GET /metrics`); undefined for a process without them (the simulator). */
+  /** Where it serves Prometheus metrics (`GET /metrics`), as its `listening` line names it. */
   metricsPort: number | undefined;
   logFile: string;
   logs(): string;

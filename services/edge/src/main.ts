@@ -1,74 +1,63 @@
-import { loadConfig } from '@gateway/lib/config';
-import { startTelemetry } from '@gateway/lib/telemetry';
+import { runService } from '@gateway/lib/service';
 import { edgeConfigShape, gatewaySettingsFrom, settingsFrom } from './config';
 
-/** The edge service as its own process: env, telemetry first, serve, drain on SIGTERM. */
-async function main(): Promise<void> {
-  const config = loadConfig(edgeConfigShape);
-  const telemetry = startTelemetry({ serviceName: 'edge' });
+/** The edge service as its own process (lib's runService: env, telemetry first, serve, drain on SIGTERM). */
+runService({
+  name: 'edge',
+  configShape: edgeConfigShape,
+  async start(config, { logger }) {
+    // Loaded after telemetry so http and grpc-js are instrumented.
+    const { createPromiseClient } = await import('@gateway/lib/grpc');
+    const { loadCatalog } = await import('@gateway/lib/catalog');
+    const { AgentServiceService } = await import('@gateway/proto/gen/gateway/agent/v1/agent');
+    const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');
+    const { LedgerServiceService } = await import('@gateway/proto/gen/gateway/ledger/v1/ledger');
+    const { PricingServiceService } = await import('@gateway/proto/gen/gateway/pricing/v1/pricing');
+    const { RouterServiceService } = await import('@gateway/proto/gen/gateway/router/v1/router');
+    const { UsageServiceService } = await import('@gateway/proto/gen/gateway/usage/v1/usage');
+    const { grpcHealthProbe } = await import('./health/grpc-health');
+    const { createProviderClient, providerTimeoutsFrom } = await import('./provider');
+    const { createEdgeApp } = await import('./server');
+    const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
 
-  // Loaded after telemetry so http and grpc-js are instrumented.
-  const { createLogger } = await import('@gateway/lib/logging');
-  const { createPromiseClient } = await import('@gateway/lib/grpc');
-  const { drainOnSignal } = await import('@gateway/lib/lifecycle');
-  const { loadCatalog } = await import('@gateway/lib/catalog');
-  const { AgentServiceService } = await import('@gateway/proto/gen/gateway/agent/v1/agent');
-  const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');
-  const { LedgerServiceService } = await import('@gateway/proto/gen/gateway/ledger/v1/ledger');
-  const { PricingServiceService } = await import('@gateway/proto/gen/gateway/pricing/v1/pricing');
-  const { RouterServiceService } = await import('@gateway/proto/gen/gateway/router/v1/router');
-  const { UsageServiceService } = await import('@gateway/proto/gen/gateway/usage/v1/usage');
-  const { grpcHealthProbe } = await import('./health/grpc-health');
-  const { createProviderClient, providerTimeoutsFrom } = await import('./provider');
-  const { createEdgeApp } = await import('./server');
-  const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
-
-  const logger = createLogger({ service: 'edge', level: config.LOG_LEVEL });
-  const auth = createPromiseClient(AuthServiceService, {
-    serviceName: 'auth',
-    address: config.AUTH_ADDRESS,
-    deadlineMs: config.RPC_DEADLINE_MS,
-  });
-  const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, address: string) =>
-    createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS });
-  const router = client(RouterServiceService, 'router', config.ROUTER_ADDRESS);
-  const pricing = client(PricingServiceService, 'pricing', config.PRICING_ADDRESS);
-  const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
-  const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS });
-  const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS });
-  const catalog = loadCatalog(config.CATALOG_PATH);
-  const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
-  // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
-  const readiness = [
-    grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS),
-    grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
-  ];
-  const principals = startPrincipalCache(config, logger);
-  const edge = createEdgeApp({
-    auth,
-    readiness,
-    settings: settingsFrom(config),
-    logger,
-    gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
-    agent,
-    usage,
-  });
-  const port = await edge.start({ host: config.HOST, port: config.PORT });
-
-  // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
-  drainOnSignal(logger, async () => {
-    await edge.stop();
-    principals?.close();
-    await provider.close();
-    for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
-    await telemetry.shutdown();
-  });
-  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
-  logger.info({ port, metrics_port: metrics.port }, 'listening');
-}
-
-main().catch((error: unknown) => {
-  // Config errors name the variable; anything else is printed for the operator.
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+    const auth = createPromiseClient(AuthServiceService, {
+      serviceName: 'auth',
+      address: config.AUTH_ADDRESS,
+      deadlineMs: config.RPC_DEADLINE_MS,
+    });
+    const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, address: string) =>
+      createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS });
+    const router = client(RouterServiceService, 'router', config.ROUTER_ADDRESS);
+    const pricing = client(PricingServiceService, 'pricing', config.PRICING_ADDRESS);
+    const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
+    const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS });
+    const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS });
+    const catalog = loadCatalog(config.CATALOG_PATH);
+    const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
+    // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
+    const readiness = [
+      grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS),
+      grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
+    ];
+    const principals = startPrincipalCache(config, logger);
+    const edge = createEdgeApp({
+      auth,
+      readiness,
+      settings: settingsFrom(config),
+      logger,
+      gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+      agent,
+      usage,
+    });
+    const port = await edge.start({ host: config.HOST, port: config.PORT });
+    return {
+      port,
+      stop: async () => {
+        await edge.stop();
+        principals?.close();
+        await provider.close();
+        for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
+      },
+    };
+  },
 });

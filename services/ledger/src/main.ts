@@ -1,76 +1,67 @@
-import { loadConfig } from '@gateway/lib/config';
-import { startTelemetry } from '@gateway/lib/telemetry';
+import { runService } from '@gateway/lib/service';
 import { ledgerConfigShape } from './config';
 
 /** How long a fresh process waits for Redis before serving anyway (health says NOT_SERVING until it answers). */
 const FIRST_CONNECTION_TIMEOUT_MS = 2000;
 
-/** The ledger service as its own process: env, telemetry first, serve and write, drain on SIGTERM. */
-async function main(): Promise<void> {
-  const config = loadConfig(ledgerConfigShape);
-  const telemetry = startTelemetry({ serviceName: 'ledger' });
+/** The ledger service as its own process (lib's runService: env, telemetry first, serve and write, drain on SIGTERM). */
+runService({
+  name: 'ledger',
+  configShape: ledgerConfigShape,
+  async start(config, { logger }) {
+    // Loaded after telemetry so grpc-js and pg are instrumented.
+    const { DEFAULT_CATALOG_PATH, loadCatalog } = await import('@gateway/lib/catalog');
+    const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
+    const { createRedis, pingRedis, reportConnectionErrors } = await import('@gateway/lib/redis');
+    const { LEDGER_SCHEMA, ledgerMigrations } = await import('./db');
+    const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys } = await import('./stores');
+    const { startLedgerServer } = await import('./server');
 
-  // Loaded after telemetry so grpc-js and pg are instrumented.
-  const { createLogger } = await import('@gateway/lib/logging');
-  const { DEFAULT_CATALOG_PATH, loadCatalog } = await import('@gateway/lib/catalog');
-  const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
-  const { createRedis, pingRedis, reportConnectionErrors } = await import('@gateway/lib/redis');
-  const { drainOnSignal } = await import('@gateway/lib/lifecycle');
-  const { LEDGER_SCHEMA, ledgerMigrations } = await import('./db');
-  const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys } = await import('./stores');
-  const { startLedgerServer } = await import('./server');
-
-  const logger = createLogger({ service: 'ledger', level: config.LOG_LEVEL });
-  const catalog = loadCatalog(config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH);
-  const database = await openServiceDatabase<import('./db').LedgerDatabase>(
-    { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, migrateOnStart: config.MIGRATE_ON_START },
-    logger,
-  );
-  const keys = ledgerKeys(config.REDIS_KEY_PREFIX);
-  const redis = createRedis(config.REDIS_URL);
-  // Blocking stream reads hold a connection; RPCs must not queue behind them.
-  const streamReader = createRedis(config.REDIS_URL);
-  reportConnectionErrors(redis, logger, 'commands');
-  reportConnectionErrors(streamReader, logger, 'stream reader');
-  await Promise.all([firstConnection(redis, FIRST_CONNECTION_TIMEOUT_MS), firstConnection(streamReader, FIRST_CONNECTION_TIMEOUT_MS)]);
-
-  const server = await startLedgerServer(
-    {
-      db: database.db,
-      quota: new RedisQuotaStore(redis, keys),
-      queue: new RedisRecordQueue(streamReader, keys),
-      catalog,
+    const catalog = loadCatalog(config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH);
+    const database = await openServiceDatabase<import('./db').LedgerDatabase>(
+      { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, migrateOnStart: config.MIGRATE_ON_START },
       logger,
-      settings: {
-        reservationTtlSeconds: config.RESERVATION_TTL_SECONDS,
-        writer: {
-          batchSize: config.WRITER_BATCH_SIZE,
-          blockMs: config.WRITER_BLOCK_MS,
-          lingerMs: config.WRITER_LINGER_MS,
-          claimIdleMs: config.WRITER_CLAIM_IDLE_MS,
+    );
+    const keys = ledgerKeys(config.REDIS_KEY_PREFIX);
+    const redis = createRedis(config.REDIS_URL);
+    // Blocking stream reads hold a connection; RPCs must not queue behind them.
+    const streamReader = createRedis(config.REDIS_URL);
+    reportConnectionErrors(redis, logger, 'commands');
+    reportConnectionErrors(streamReader, logger, 'stream reader');
+    await Promise.all([firstConnection(redis, FIRST_CONNECTION_TIMEOUT_MS), firstConnection(streamReader, FIRST_CONNECTION_TIMEOUT_MS)]);
+
+    const server = await startLedgerServer(
+      {
+        db: database.db,
+        quota: new RedisQuotaStore(redis, keys),
+        queue: new RedisRecordQueue(streamReader, keys),
+        catalog,
+        logger,
+        settings: {
+          reservationTtlSeconds: config.RESERVATION_TTL_SECONDS,
+          writer: {
+            batchSize: config.WRITER_BATCH_SIZE,
+            blockMs: config.WRITER_BLOCK_MS,
+            lingerMs: config.WRITER_LINGER_MS,
+            claimIdleMs: config.WRITER_CLAIM_IDLE_MS,
+          },
         },
       },
-    },
-    { host: config.HOST, port: config.PORT },
-    [
-      { name: 'postgres', check: () => pingDatabase(database.db) },
-      { name: 'redis', check: () => pingRedis(redis) },
-    ],
-  );
-  // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
-  drainOnSignal(logger, async () => {
-    await server.stop();
-    redis.disconnect();
-    streamReader.disconnect();
-    await database.destroy();
-    await telemetry.shutdown();
-  });
-  const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
-  logger.info({ port: server.grpc.port, metrics_port: metrics.port, catalog: catalog.version }, 'listening');
-}
-
-main().catch((error: unknown) => {
-  // Config errors name the variable; anything else is printed for the operator.
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+      { host: config.HOST, port: config.PORT },
+      [
+        { name: 'postgres', check: () => pingDatabase(database.db) },
+        { name: 'redis', check: () => pingRedis(redis) },
+      ],
+    );
+    return {
+      port: server.grpc.port,
+      announce: { catalog: catalog.version },
+      stop: async () => {
+        await server.stop();
+        redis.disconnect();
+        streamReader.disconnect();
+        await database.destroy();
+      },
+    };
+  },
 });

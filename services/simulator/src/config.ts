@@ -7,6 +7,8 @@ const milliseconds = (fallback: number) => z.coerce.number().int().min(0).defaul
 export const simulatorConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   PORT: env.port(8090),
+  /** Prometheus scrapes `GET /metrics` here (0: any free port, named in the `listening` line). */
+  METRICS_PORT: env.metricsPort(),
   /** Added before every chat answer (before the first byte of a stream). */
   LATENCY_MS: milliseconds(0),
   /** A uniform random 0..N ms on top of LATENCY_MS. */
