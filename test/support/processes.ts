@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { logDir, REPO_ROOT } from './paths';
 
 /**
- * Starts a service as a real process (`node --import tsx <entry>`), waits for
- * its `listening` log line, and keeps every byte it prints in the run's log folder so the
- * suites can scan the logs for credentials.
+ * Starts a service as a real process (`node --import tsx <entry>.ts`, or
+ * `node <entry>.js` for a compiled one), waits for its `listening` log line,
+ * and keeps every byte it prints in the run's log folder so the suites can
+ * scan the logs for credentials.
  */
 export interface ServiceProcess {
   name: string;
@@ -25,7 +26,7 @@ export interface ServiceProcess {
 
 export interface StartOptions {
   name: string;
-  /** Path from the repository root, e.g. services/auth/src/main.ts. */
+  /** Path from the repository root: services/auth/src/main.ts, or services/auth/dist/main.js once built. */
   entry: string;
   env: Record<string, string>;
   readyTimeoutMs?: number;
@@ -52,6 +53,18 @@ function listeningPorts(log: string): { port: number; metricsPort: number | unde
   return undefined;
 }
 
+/** How node runs an entry: TypeScript through tsx, compiled JavaScript as it is. */
+function nodeArguments(entry: string): string[] {
+  return entry.endsWith('.ts') ? ['--import', 'tsx', join(REPO_ROOT, entry)] : [join(REPO_ROOT, entry)];
+}
+
+/**
+ * What every process gets unless told otherwise. Port 0 for both listeners:
+ * many processes of many suites share this host. No drain delay: nothing
+ * balances over these processes unless a test does, and says so.
+ */
+const PROCESS_DEFAULTS = { NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', DRAIN_DELAY_MS: '0' };
+
 const READY_POLL_MS = 20;
 let started = 0;
 
@@ -68,10 +81,9 @@ export async function startService({ name, entry, env, readyTimeoutMs = PROCESS_
   // through this process, which may be a benchmark's load generator.
   const pending = join(logDir(), `${name}-starting-${process.pid}-${(started += 1)}.log`);
   const output = openSync(pending, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO_ROOT, entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, ...nodeArguments(entry)], {
     cwd: REPO_ROOT,
-    // Port 0 for both listeners: many processes of many suites share this host.
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', ...PROCESS_DEFAULTS, ...env },
     stdio: ['ignore', output, output],
   });
   closeSync(output);
@@ -127,7 +139,7 @@ export function runToExit(entry: string, env: Record<string, string>, args: read
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, entry), ...args],
+      [...nodeArguments(entry), ...args],
       { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', PORT: '0', METRICS_PORT: '0', ...env }, timeout: 20_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),

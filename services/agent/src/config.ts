@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 
 /** Defaults of the settings below, also the embedded mode's settings. */
@@ -23,6 +23,8 @@ export const agentConfigShape = {
   DATABASE_URL: env.url(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. A chat may run as long as edge's AGENT_CHAT_DEADLINE_MS (180 s by default). */
+  ...drainConfigShape(180_000),
   /** host:port of the gRPC services the agent asks. */
   AUTH_ADDRESS: z.string().min(1),
   LEDGER_ADDRESS: z.string().min(1),

@@ -61,8 +61,8 @@ runService({
     );
     return {
       port: server.grpc.port,
-      stop: async () => {
-        await server.stop();
+      stop: (graceMs) => server.stop(graceMs),
+      close: async () => {
         for (const closable of [auth, ledger, router, pricing, ...probes]) closable.close();
         await database.destroy();
       },

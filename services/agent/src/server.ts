@@ -30,9 +30,9 @@ export async function startAgentServer(
   return {
     ...server,
     scheduler: running,
-    stop: async () => {
+    stop: async (graceMs) => {
       await running?.stop();
-      await server.stop();
+      await server.stop(graceMs);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 
 /** Environment of the auth service, checked at start (fail fast, by name). */
@@ -11,6 +11,8 @@ export const authConfigShape = {
   DATABASE_POOL_SIZE: env.positiveInt(10),
   REDIS_URL: env.url(),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. Its callers' deadlines are at most a few seconds; 30 s covers them with room. */
+  ...drainConfigShape(30_000),
   /** `live` in production, `test` elsewhere: the marker inside every new key. */
   KEY_ENVIRONMENT: env.keyEnvironment(),
   /** Signs access tokens; edge verifies with the same value. */

@@ -40,8 +40,8 @@ runService({
     );
     return {
       port: server.grpc.port,
-      stop: async () => {
-        await server.stop();
+      stop: (graceMs) => server.stop(graceMs),
+      close: async () => {
         invalidator.close();
         redis.disconnect();
         await database.destroy();

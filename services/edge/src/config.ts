@@ -1,5 +1,5 @@
 import type { Catalog } from '@gateway/lib/catalog';
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { parseUsd } from '@gateway/lib/money';
 import { z } from 'zod';
 import type { GatewaySettings } from './gateway/deps';
@@ -40,6 +40,8 @@ export const edgeConfigShape = {
   /** Deadline of every call edge makes to a backend. */
   RPC_DEADLINE_MS: env.positiveInt(2000),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. Its longest request is an agent chat (AGENT_CHAT_DEADLINE_MS, 180 s by default); provider calls and streams get the same. */
+  ...drainConfigShape(180_000),
   /** host:port of the router, pricing and ledger gRPC services. */
   ROUTER_ADDRESS: z.string().min(1),
   PRICING_ADDRESS: z.string().min(1),

@@ -52,8 +52,8 @@ runService({
     const port = await edge.start({ host: config.HOST, port: config.PORT });
     return {
       port,
-      stop: async () => {
-        await edge.stop();
+      stop: (graceMs) => edge.stop(graceMs),
+      close: async () => {
         principals?.close();
         await provider.close();
         for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();

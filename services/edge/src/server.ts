@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeHttpServer } from '@gateway/lib/http-server';
 import express, { type Express, type RequestHandler } from 'express';
 import { registerAgentRoutes } from './agent/routes';
 import { registerKeyRoutes } from './console/keys';
@@ -19,9 +20,12 @@ export interface EdgeApp {
   app: Express;
   /** Listens and resolves with the bound port (useful with port 0). */
   start(listen: { host: string; port: number }): Promise<number>;
-  /** Stops accepting connections and waits for in-flight requests. */
-  stop(): Promise<void>;
+  /** Stops accepting connections and waits for in-flight requests and streams, cutting them after graceMs. */
+  stop(graceMs?: number): Promise<void>;
 }
+
+/** How long stop() waits for requests in flight unless told: the longest agent chat (AGENT_CHAT_DEADLINE_MS's default). */
+const DEFAULT_STOP_GRACE_MS = 180_000;
 
 /** API responses hold sessions, keys and account data: never cached, never sniffed. */
 const apiResponseHeaders: RequestHandler = (_req, res, next) => {
@@ -62,11 +66,8 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
           resolve((listening.address() as AddressInfo).port);
         });
       }),
-    stop: () =>
-      new Promise((resolve, reject) => {
-        if (!server) return resolve();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
-      }),
+    stop: async (graceMs = DEFAULT_STOP_GRACE_MS) => {
+      if (server) await closeHttpServer(server, graceMs);
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 
 /** Environment of the embedded mode; everything has a default so `npm start` needs none. */
@@ -15,4 +15,6 @@ export const embeddedConfigShape = {
   /** PGlite's data and the locally generated secrets live here. */
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM or Ctrl-C: no balancer sends to a local process, so no delay; requests in flight (an agent chat: 180 s) finish. */
+  ...drainConfigShape(180_000, 0),
 };

@@ -18,10 +18,11 @@ async function main(): Promise<void> {
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   mkdirSync(config.DATA_DIR, { recursive: true });
   const embedded = await startEmbedded(config);
-  drainOnSignal(embedded.logger, async () => {
-    await embedded.stop();
-    await telemetry.shutdown();
-  });
+  drainOnSignal(
+    embedded.logger,
+    { stop: () => embedded.stop(), close: () => telemetry.shutdown() },
+    { delayMs: config.DRAIN_DELAY_MS, timeoutMs: config.DRAIN_TIMEOUT_MS },
+  );
   const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
   embedded.logger.info({ port: embedded.port, metrics_port: metrics.port }, 'listening');
   embedded.printWelcome(`http://${config.HOST}:${metrics.port}/metrics`);

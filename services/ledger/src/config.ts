@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 import { DEFAULT_KEY_PREFIX } from './redis/keys';
 
@@ -31,4 +31,6 @@ export const ledgerConfigShape = {
   /** Records left pending this long by a dead writer are taken over. */
   WRITER_CLAIM_IDLE_MS: env.positiveInt(30_000),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. Its callers' deadlines are at most a few seconds; 30 s covers them with room. */
+  ...drainConfigShape(30_000),
 };

@@ -56,8 +56,8 @@ runService({
     return {
       port: server.grpc.port,
       announce: { catalog: catalog.version },
-      stop: async () => {
-        await server.stop();
+      stop: (graceMs) => server.stop(graceMs),
+      close: async () => {
         redis.disconnect();
         streamReader.disconnect();
         await database.destroy();

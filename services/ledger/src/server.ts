@@ -26,8 +26,8 @@ export function defaultLedgerSettings(): LedgerSettings {
 export interface LedgerServer {
   grpc: RunningGrpcServer;
   writer: RecordWriter;
-  /** Stops taking calls, lets those in flight finish, then lets the writer finish its batch. */
-  stop(): Promise<void>;
+  /** Stops taking calls, lets those in flight finish (for up to graceMs), then lets the writer finish its batch. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Wires the RPC handlers, the health service and the record writer. */
@@ -52,8 +52,8 @@ export async function startLedgerServer(
   return {
     grpc: server.grpc,
     writer,
-    stop: async () => {
-      await server.stop();
+    stop: async (graceMs) => {
+      await server.stop(graceMs);
       await writer.stop();
     },
   };

@@ -25,6 +25,9 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   throw new ConfigError(problems);
 }
 
+/** After SIGTERM, how long a process keeps serving while reporting not ready (lib/lifecycle.ts). */
+export const DEFAULT_DRAIN_DELAY_MS = 5_000;
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /** Reusable variable parsers. */
@@ -40,3 +43,17 @@ export const env = {
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   keyEnvironment: () => z.enum(['live', 'test']).default('test'),
 };
+
+/**
+ * How the process drains on SIGTERM (lib/lifecycle.ts). `timeoutMs` is the
+ * service's default for DRAIN_TIMEOUT_MS: the longest request or stream it
+ * serves, so that a rollout lets every one of them finish.
+ */
+export function drainConfigShape(timeoutMs: number, delayMs = DEFAULT_DRAIN_DELAY_MS) {
+  return {
+    /** Keep serving this long after reporting not ready, while load balancers stop sending (0: stop at once). */
+    DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(delayMs),
+    /** Then let in-flight requests and streams finish for up to this long. */
+    DRAIN_TIMEOUT_MS: env.positiveInt(timeoutMs),
+  };
+}

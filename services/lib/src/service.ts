@@ -10,11 +10,13 @@ import { startTelemetry, type Telemetry } from './telemetry';
  * starts.
  */
 
-/** What every service's config has, whatever else it reads. */
+/** What every service's config has, whatever else it reads (drainConfigShape gives the DRAIN_ pair). */
 export interface BaseServiceConfig {
   HOST: string;
   METRICS_PORT: number;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  DRAIN_DELAY_MS: number;
+  DRAIN_TIMEOUT_MS: number;
 }
 
 export interface StartedService {
@@ -22,8 +24,10 @@ export interface StartedService {
   port: number;
   /** Extra fields for the `listening` line (catalog version, limits). */
   announce?: Record<string, unknown>;
-  /** Stops serving, lets in-flight work finish, and closes what the service opened. */
-  stop(): Promise<void>;
+  /** Stops accepting and lets in-flight requests and streams finish, cutting them after graceMs. */
+  stop(graceMs: number): Promise<void>;
+  /** Then closes what the service opened (databases, Redis, clients). */
+  close?(): Promise<void>;
 }
 
 export interface ServiceMain<Shape extends z.ZodRawShape> {
@@ -45,10 +49,17 @@ async function run<Shape extends z.ZodRawShape>(main: ServiceMain<Shape>, config
   const logger = createLogger({ service: main.name, level: config.LOG_LEVEL });
   const service = await main.start(config, { logger });
   // The drain handler goes in before `listening` is logged: a supervisor may signal as soon as it reads that line.
-  drainOnSignal(logger, async () => {
-    await service.stop();
-    await telemetry.shutdown();
-  });
+  drainOnSignal(
+    logger,
+    {
+      stop: (graceMs) => service.stop(graceMs),
+      close: async () => {
+        await service.close?.();
+        await telemetry.shutdown();
+      },
+    },
+    { delayMs: config.DRAIN_DELAY_MS, timeoutMs: config.DRAIN_TIMEOUT_MS },
+  );
   const metrics = await telemetry.serveMetrics({ host: config.HOST, port: config.METRICS_PORT });
   logger.info({ port: service.port, metrics_port: metrics.port, ...service.announce }, 'listening');
 }

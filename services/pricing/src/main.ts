@@ -12,6 +12,6 @@ runService({
 
     const catalog = loadCatalog(config.CATALOG_PATH);
     const server = await startPricingServer({ catalog, logger }, { host: config.HOST, port: config.PORT }, []);
-    return { port: server.grpc.port, announce: { catalog: catalog.version, prices_as_of: catalog.pricesAsOf }, stop: () => server.stop() };
+    return { port: server.grpc.port, announce: { catalog: catalog.version, prices_as_of: catalog.pricesAsOf }, stop: (graceMs) => server.stop(graceMs) };
   },
 });

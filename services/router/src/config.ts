@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 
 /** Environment of the router service, checked at start (fail fast, by name). */
@@ -10,6 +10,8 @@ export const routerConfigShape = {
   /** The catalog and plans file; the one shipped with the code when unset. */
   CATALOG_PATH: z.string().min(1).optional(),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. Its callers' deadlines are at most a few seconds; 30 s covers them with room. */
+  ...drainConfigShape(30_000),
 };
 
 export type RouterConfig = z.infer<z.ZodObject<typeof routerConfigShape>>;

@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 
 const milliseconds = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
@@ -18,6 +18,8 @@ export const simulatorConfigShape = {
   /** Pause between two chunks of a stream. */
   STREAM_CHUNK_DELAY_MS: milliseconds(0),
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. A stream with a chunk delay can take a while; a minute covers the tests' and benchmarks' longest. */
+  ...drainConfigShape(60_000),
 };
 
 export type SimulatorConfig = z.infer<z.ZodObject<typeof simulatorConfigShape>>;

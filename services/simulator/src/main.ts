@@ -20,6 +20,6 @@ runService({
       catalog: loadCatalog(),
       logger,
     });
-    return { port: simulator.port, stop: () => simulator.close() };
+    return { port: simulator.port, stop: (graceMs) => simulator.close(graceMs) };
   },
 });

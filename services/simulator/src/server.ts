@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadCatalog, type Catalog } from '@gateway/lib/catalog';
+import { closeHttpServer } from '@gateway/lib/http-server';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import { handleChatCompletion, type ChatContext } from './chat/handler';
 import { sendError, sendJson } from './http/respond';
@@ -34,13 +35,15 @@ export interface Simulator {
   /** The OpenAI-style base URL, e.g. http://127.0.0.1:8090/v1. */
   baseUrl: string;
   stats(): SimulatorStats;
-  /** Stops accepting, lets answers in flight finish, ends held requests. */
-  close(): Promise<void>;
+  /** Stops accepting, ends held requests, and lets answers in flight finish (cut after graceMs). */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Keep idle connections longer than clients do, so the client side always closes first. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const DEFAULT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+/** The longest answer close() waits for unless told. */
+const DEFAULT_CLOSE_GRACE_MS = 60_000;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
@@ -62,7 +65,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     logger,
     held: new Set(),
   };
-  let closing = false;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = req.url ?? '/';
@@ -78,12 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const server = createServer((req, res) => {
     stats.request();
-    if (closing) res.setHeader('connection', 'close');
-    res.once('finish', () => {
-      stats.status(res.statusCode);
-      // While draining, a connection whose last answer just finished is idle: close it.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
+    res.once('finish', () => stats.status(res.statusCode));
     route(req, res).catch((error: unknown) => {
       logger.error({ err: error }, 'simulator request failed');
       if (!res.headersSent) sendError(res, 500, 'The simulator failed unexpectedly.');
@@ -110,12 +107,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     port,
     baseUrl: `http://${host}:${port}/v1`,
     stats: () => stats.snapshot(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        closing = true;
-        server.close((error) => (error ? reject(error) : resolve()));
-        for (const res of chat.held) res.destroy();
-        server.closeIdleConnections();
-      }),
+    close: (graceMs = DEFAULT_CLOSE_GRACE_MS) => {
+      for (const res of chat.held) res.destroy();
+      return closeHttpServer(server, graceMs);
+    },
   };
 }

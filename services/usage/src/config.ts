@@ -1,4 +1,4 @@
-import { env } from '@gateway/lib/config';
+import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 import type { UsageSettings } from './deps';
 
@@ -24,6 +24,8 @@ export const usageConfigShape = {
   DATABASE_POOL_SIZE: env.positiveInt(4),
   ...usageSettingsShape,
   LOG_LEVEL: env.logLevel(),
+  /** SIGTERM: DRAIN_DELAY_MS not ready but serving, then DRAIN_TIMEOUT_MS for in-flight work. A report may take edge's USAGE_DEADLINE_MS (10 s by default); 30 s covers it with room. */
+  ...drainConfigShape(30_000),
 };
 
 export type UsageSettingsConfig = z.infer<z.ZodObject<typeof usageSettingsShape>>;

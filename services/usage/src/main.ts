@@ -24,10 +24,8 @@ runService({
     return {
       port: server.grpc.port,
       announce: { scan_cap: config.SCAN_CAP },
-      stop: async () => {
-        await server.stop();
-        await database.destroy();
-      },
+      stop: (graceMs) => server.stop(graceMs),
+      close: () => database.destroy(),
     };
   },
 });

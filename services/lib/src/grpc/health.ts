@@ -1,5 +1,6 @@
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { whenDraining } from '../lifecycle';
 
 export { HealthImplementation } from 'grpc-health-check';
 
@@ -21,7 +22,9 @@ export interface HealthMonitor {
 /**
  * `grpc.health.v1` that reports real dependency state: the overall status
  * and the named service are SERVING only while every dependency answers its
- * probe. Starts NOT_SERVING until the first round of checks passes.
+ * probe. Starts NOT_SERVING until the first round of checks passes, and
+ * turns NOT_SERVING for good once the process begins to drain (SIGTERM), so
+ * that probes and balancers stop sending to it while it finishes its calls.
  */
 export function monitorHealth(
   serviceNames: string[],
@@ -51,8 +54,11 @@ export function monitorHealth(
     }
   };
 
+  let drained = false;
   const refresh = async (): Promise<boolean> => {
+    if (drained) return false;
     const results = await Promise.all(checks.map(probe));
+    if (drained) return false;
     checks.forEach(({ name }, index) => {
       const up = results[index] ?? false;
       if (up && state[name] === false) logger.info({ dependency: name }, 'dependency is up');
@@ -65,5 +71,18 @@ export function monitorHealth(
 
   const timer = setInterval(() => void refresh(), intervalMs);
   timer.unref();
-  return { health, snapshot: () => ({ ...state }), refresh, stop: () => clearInterval(timer) };
+  const unsubscribe = whenDraining(() => {
+    drained = true;
+    clearInterval(timer);
+    for (const name of names) health.setStatus(name, 'NOT_SERVING');
+  });
+  return {
+    health,
+    snapshot: () => ({ ...state }),
+    refresh,
+    stop: () => {
+      clearInterval(timer);
+      unsubscribe();
+    },
+  };
 }

@@ -104,8 +104,8 @@ export async function startGrpcServer({ host = '127.0.0.1', port, services, heal
 
 export interface ServiceServer {
   grpc: RunningGrpcServer;
-  /** Stops health probing, then the server (in-flight calls finish first). */
-  stop(): Promise<void>;
+  /** Stops health probing, then the server: in-flight calls finish first, for up to graceMs. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export interface ServeOptions<D extends UnaryServiceDefinition> {
@@ -143,9 +143,9 @@ export async function serveService<D extends UnaryServiceDefinition>({
   await monitor.refresh();
   return {
     grpc,
-    stop: async () => {
+    stop: async (graceMs) => {
       monitor.stop();
-      await grpc.shutdown();
+      await grpc.shutdown(graceMs);
     },
   };
 }
