@@ -29,10 +29,25 @@ export type PromiseClient<D> = {
 export interface ClientOptions {
   /** Name used in error messages ("the auth service is unavailable"). */
   serviceName: string;
+  /**
+   * A gRPC target: `host:port`, `dns:///host:port` (every address the name
+   * resolves to: a headless Service's pods), or several fixed addresses
+   * `ipv4:127.0.0.1:50052,127.0.0.1:50062`. Calls are spread over all of them.
+   */
   address: string;
   /** Deadline applied to every call that does not set its own. */
   deadlineMs: number;
 }
+
+/**
+ * One call to each address in turn, over a connection per address, instead
+ * of grpc-js's default of every call on the first address that answers: with
+ * a headless Service that is what spreads a client's calls over the pods.
+ * Retries stay off except gRPC's transparent ones: a call the server never
+ * started (one that raced the GOAWAY of a server that is shutting down) is
+ * made again on another connection, so a backend's drain fails no call.
+ */
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
 /**
  * Builds a client from a ts-proto service definition. Every call carries a
@@ -48,7 +63,7 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   const Constructor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
   const client = new Constructor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
-    'grpc.enable_retries': 0,
+    'grpc.service_config': ROUND_ROBIN,
     // Channelz statistics cost time on every call and nothing here reads them.
     'grpc.enable_channelz': 0,
   });

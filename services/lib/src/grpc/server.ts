@@ -76,9 +76,21 @@ export interface RunningGrpcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
+/**
+ * A client resolving a headless Service by DNS learns of new pods only when
+ * it resolves again, which grpc-js does when a connection ends: ending each
+ * connection after this long (the client reconnects at once, calls in
+ * flight finish) lets the pods a scale-up adds take their share within it.
+ */
+const MAX_CONNECTION_AGE_MS = 60_000;
+
 export async function startGrpcServer({ host = '127.0.0.1', port, services, health }: GrpcServerOptions): Promise<RunningGrpcServer> {
-  // Channelz statistics cost time on every call and nothing here reads them.
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.enable_channelz': 0 });
+  const server = new Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    // Channelz statistics cost time on every call and nothing here reads them.
+    'grpc.enable_channelz': 0,
+    'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
+  });
   for (const { definition, implementation } of services) server.addService(definition, implementation);
   health.addToServer(server);
   const boundPort = await new Promise<number>((resolve, reject) => {
