@@ -13,13 +13,15 @@
  * --step-seconds N (each run of the search for the highest rate, default 5),
  * --upstream-latency-ms N (the simulator's answer time, default 0),
  * --edge-replicas N (edge processes the load is spread over, as a Service
- * spreads it over pods; default 2, as deploy/base runs edge).
+ * spreads it over pods; default 2, as deploy/base runs edge), --compiled
+ * (build, then run the compiled JavaScript the images run, not tsx).
  */
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { z } from 'zod';
 import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
 import { connectDatabase } from '@gateway/lib/db';
+import { buildAll } from '../../deploy/build';
 import { createTestDatabase } from '../support/databases';
 import { startStack, type Stack } from '../support/stack';
 import { seedCaller } from '../e2e/support/seed';
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     'step-seconds': { type: 'string' },
     'upstream-latency-ms': { type: 'string' },
     'edge-replicas': { type: 'string' },
+    compiled: { type: 'boolean', default: false },
   },
 });
 const seconds = z.coerce.number().positive().default(10).parse(values.seconds);
@@ -142,7 +145,9 @@ async function main(): Promise<void> {
   let stack: Stack | undefined;
   const pools: Pool[] = [];
   try {
+    if (values.compiled) await buildAll();
     stack = await startStack({
+      compiled: values.compiled,
       databaseUrl: database.url,
       redisUrl: infra.redisUrl,
       serviceEnv: { simulator: { LATENCY_MS: String(upstreamLatencyMs) } },

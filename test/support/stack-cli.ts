@@ -1,13 +1,41 @@
 import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '@gateway/lib/config';
+import { buildAll } from '../../deploy/build';
 import { logDir } from './paths';
-import { startStack } from './stack';
+import { serviceNames, startStack, type StackOptions } from './stack';
 
 /**
  * `npm run stack`: every service as its own process against DATABASE_URL and
  * REDIS_URL, the local stand-in for the cluster. Ctrl-C drains them all.
+ * OTEL_* variables set here reach every process (OTEL_EXPORTER_OTLP_ENDPOINT
+ * sends their traces to a collector).
+ *
+ * Options: --compiled (build, then run the compiled JavaScript, as the
+ * images do), --replicas router=2,edge=2 (processes per service; the others
+ * reach them round robin).
  */
+const { values: flags } = parseArgs({ options: { compiled: { type: 'boolean', default: false }, replicas: { type: 'string' } } });
+
+const replicasOption = z
+  .string()
+  .default('')
+  .transform((text, context): StackOptions['replicas'] => {
+    const replicas: NonNullable<StackOptions['replicas']> = {};
+    for (const pair of text.split(',').filter(Boolean)) {
+      const [name, count] = pair.split('=');
+      const service = serviceNames.find((candidate) => candidate === name && candidate !== 'agent');
+      const processes = Number(count);
+      if (service === undefined || service === 'agent' || !Number.isInteger(processes) || processes < 1) {
+        context.addIssue({ code: 'custom', message: `--replicas: "${pair}" is not <service>=<count>; services: ${serviceNames.filter((each) => each !== 'agent').join(', ')}` });
+        return z.NEVER;
+      }
+      replicas[service] = processes;
+    }
+    return replicas;
+  });
+
 async function main(): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: z.string().url(),
@@ -26,7 +54,13 @@ async function main(): Promise<void> {
     AGENT_PORT: z.coerce.number().int().default(50056),
   });
   mkdirSync(logDir(), { recursive: true });
+  const parsed = replicasOption.safeParse(flags.replicas);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('\n'));
+  const replicas = parsed.data;
+  if (flags.compiled) await buildAll();
   const stack = await startStack({
+    compiled: flags.compiled,
+    replicas,
     databaseUrl: config.DATABASE_URL,
     redisUrl: config.REDIS_URL,
     ports: {

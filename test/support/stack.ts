@@ -3,6 +3,7 @@ import { issueAgentSecret } from '@gateway/auth/admin';
 import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
 import { connectDatabase } from '@gateway/lib/db';
 import { freePort } from '@gateway/lib/net';
+import { compiledEntry } from '../../deploy/build';
 import { startService, type ServiceProcess } from './processes';
 
 /**
@@ -33,6 +34,15 @@ export interface StackOptions {
   skillCredentialsKey?: string;
   /** The platform agent secret the agent calls the gateway with; issued through the admin command when absent. */
   agentPlatformSecret?: string;
+  /** Runs the compiled JavaScript (`npm run build`'s services/<svc>/dist/main.js) instead of the TypeScript through tsx. */
+  compiled?: boolean;
+  /**
+   * Processes per service (default 1). The others reach a service that has
+   * several at all of their addresses (`ipv4:127.0.0.1:P1,127.0.0.1:P2`),
+   * calls spread round robin, as a headless Service's pods are in Kubernetes.
+   * Not for the agent, whose address edge learns before it starts.
+   */
+  replicas?: Partial<Record<Exclude<ServiceName, 'agent'>, number>>;
 }
 
 export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'usage', 'edge', 'agent'] as const;
@@ -54,6 +64,8 @@ export interface Stack {
   managedProviderKey: string;
   /** Every process of the stack, extra replicas included. */
   processes(): ServiceProcess[];
+  /** The processes of one service that its clients' target names (the `replicas` option), the first being services[name]. */
+  replicasOf(name: ServiceName): ServiceProcess[];
   /** Restarts one service with the same environment (after stop or kill). */
   restart(name: ServiceName): Promise<ServiceProcess>;
   /** Starts one more process of a service with the same environment on a port of its own (a replica); stop() ends it too. */
@@ -61,16 +73,23 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-const entries: Record<ServiceName, string> = {
-  simulator: 'services/simulator/src/main.ts',
-  router: 'services/router/src/main.ts',
-  pricing: 'services/pricing/src/main.ts',
-  ledger: 'services/ledger/src/main.ts',
-  auth: 'services/auth/src/main.ts',
-  usage: 'services/usage/src/main.ts',
-  edge: 'services/edge/src/main.ts',
-  agent: 'services/agent/src/main.ts',
-};
+const sourceEntry = (name: ServiceName) => `services/${name}/src/main.ts`;
+
+/**
+ * The OpenTelemetry variables of the environment the stack was started in
+ * (an OTLP endpoint, a sampler), for every process, which otherwise gets
+ * only what the stack gives it. The service name stays each process's own.
+ */
+function telemetryEnvironment(environment: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(environment).filter((entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[0] !== 'OTEL_SERVICE_NAME' && entry[1] !== undefined),
+  );
+}
+
+/** The gRPC target of a service's processes: one address, or all of them for round robin. */
+function target(processes: readonly ServiceProcess[]): string {
+  return processes.length === 1 ? (processes[0]?.address ?? '') : `ipv4:${processes.map((process) => process.address).join(',')}`;
+}
 
 /** Every provider of the catalog gets the same development key, since the simulator stands in for all. */
 const MANAGED_KEY_VARIABLES = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'SIMULATOR_API_KEY'];
@@ -83,21 +102,38 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const principalEventsPrefix = `gateway-${randomBytes(4).toString('hex')}`;
   const managedProviderKey = `sim-managed-${randomBytes(8).toString('hex')}`;
   const skillCredentialsKey = options.skillCredentialsKey ?? randomBytes(32).toString('hex');
-  const common = { ...options.env, ...(options.catalogPath ? { CATALOG_PATH: options.catalogPath } : {}) };
+  const common = { ...telemetryEnvironment(process.env), ...options.env, ...(options.catalogPath ? { CATALOG_PATH: options.catalogPath } : {}) };
   const environments = {} as Record<ServiceName, Record<string, string>>;
   const services = {} as Record<ServiceName, ServiceProcess>;
+  const members = {} as Record<ServiceName, ServiceProcess[]>;
   const replicas: ServiceProcess[] = [];
   const launch = (name: ServiceName, env: Record<string, string>) =>
-    startService({ name, entry: entries[name], env, readyTimeoutMs: options.readyTimeoutMs, nodeArgs: options.nodeArgs?.[name] });
+    startService({
+      name,
+      entry: options.compiled ? compiledEntry(name) : sourceEntry(name),
+      env,
+      readyTimeoutMs: options.readyTimeoutMs,
+      nodeArgs: options.nodeArgs?.[name],
+    });
 
   // Every start in progress, so a failed start can wait for the others before ending them all.
   const starting: Array<Promise<ServiceProcess>> = [];
+  const launchTracked = (name: ServiceName, env: Record<string, string>) => {
+    const started = launch(name, env);
+    starting.push(started);
+    return started;
+  };
+  /** Starts a service's processes (the first on its fixed port, if it has one) and returns its gRPC target. */
   const start = async (name: ServiceName, env: Record<string, string>) => {
     environments[name] = { ...common, PORT: String(options.ports?.[name] ?? 0), ...env, ...options.serviceEnv?.[name] };
-    const started = launch(name, environments[name]);
-    starting.push(started);
-    services[name] = await started;
-    return services[name];
+    const count = name === 'agent' ? 1 : (options.replicas?.[name] ?? 1);
+    const extra = Array.from({ length: count - 1 }, () => launchTracked(name, { ...environments[name], PORT: '0' }));
+    const [first, ...others] = await Promise.all([launchTracked(name, environments[name]), ...extra]);
+    if (!first) throw new Error(`${name}: no process started`);
+    services[name] = first;
+    replicas.push(...others);
+    members[name] = [first, ...others];
+    return { process: first, target: target(members[name]) };
   };
   const stopAll = () => Promise.all([...replicas, ...Object.values(services)].map((service) => service.stop()));
 
@@ -123,18 +159,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // Reads the ledger's tables as the role the ledger's migrations create; it serves once they have run.
       start('usage', { DATABASE_URL: options.databaseUrl }),
     ]);
-    const simulatorUrl = `http://127.0.0.1:${simulator.port}`;
+    const simulatorUrl = `http://127.0.0.1:${simulator.process.port}`;
     const agentPlatformSecret = options.agentPlatformSecret ?? (await issuePlatformSecret(options.databaseUrl));
     // Edge needs the agent's address and the agent needs edge's URL: the agent's port is chosen first.
     const agentPort = options.ports?.agent || (await freePort());
     await start('edge', {
-      AUTH_ADDRESS: auth.address,
-      ROUTER_ADDRESS: router.address,
-      PRICING_ADDRESS: pricing.address,
-      LEDGER_ADDRESS: ledger.address,
+      AUTH_ADDRESS: auth.target,
+      ROUTER_ADDRESS: router.target,
+      PRICING_ADDRESS: pricing.target,
+      LEDGER_ADDRESS: ledger.target,
       REDIS_URL: options.redisUrl,
       PRINCIPAL_EVENTS_PREFIX: principalEventsPrefix,
-      USAGE_ADDRESS: usage.address,
+      USAGE_ADDRESS: usage.target,
       ACCESS_TOKEN_SECRET: accessTokenSecret,
       SECRETS_KEY: secretsKey,
       AGENT_ADDRESS: `127.0.0.1:${agentPort}`,
@@ -145,10 +181,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       PORT: String(agentPort),
       DATABASE_URL: options.databaseUrl,
       MIGRATE_ON_START: 'true',
-      AUTH_ADDRESS: auth.address,
-      LEDGER_ADDRESS: ledger.address,
-      ROUTER_ADDRESS: router.address,
-      PRICING_ADDRESS: pricing.address,
+      AUTH_ADDRESS: auth.target,
+      LEDGER_ADDRESS: ledger.target,
+      ROUTER_ADDRESS: router.target,
+      PRICING_ADDRESS: pricing.target,
       GATEWAY_URL: `http://127.0.0.1:${services.edge.port}`,
       AGENT_PLATFORM_SECRET: agentPlatformSecret,
       SKILL_CREDENTIALS_KEY: skillCredentialsKey,
@@ -165,9 +201,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       principalEventsPrefix,
       managedProviderKey,
       processes: () => [...Object.values(services), ...replicas],
+      replicasOf: (name) => [...members[name]],
       restart: async (name) => {
         // Same port as before, so the other services' addresses stay right.
         services[name] = await launch(name, { ...environments[name], PORT: String(services[name].port) });
+        members[name] = [services[name], ...members[name].slice(1)];
         return services[name];
       },
       startReplica: async (name) => {
@@ -179,8 +217,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
   } catch (error) {
     // One service failed; the others may still be starting and would be left running.
-    await Promise.allSettled(starting);
-    await Promise.all(Object.values(services).map((service) => service.kill()));
+    const settled = await Promise.allSettled(starting);
+    await Promise.all(settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value.kill()] : [])));
     throw error;
   }
 }

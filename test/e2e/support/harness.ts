@@ -36,7 +36,7 @@ export interface E2e {
   close(): Promise<void>;
 }
 
-export type E2eOptions = Pick<StackOptions, 'env' | 'serviceEnv'>;
+export type E2eOptions = Pick<StackOptions, 'env' | 'serviceEnv' | 'compiled' | 'replicas'>;
 
 /**
  * The ledger record is best-effort within RECORD_DEADLINE_MS (250 ms by
@@ -56,6 +56,8 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
       redisUrl: testRedisUrl(),
       catalogPath: TEST_CATALOG_PATH,
       ...(options.env ? { env: options.env } : {}),
+      ...(options.compiled ? { compiled: true } : {}),
+      ...(options.replicas ? { replicas: options.replicas } : {}),
       serviceEnv: { ...options.serviceEnv, edge: { ...EDGE_DEFAULTS, ...options.serviceEnv?.edge } },
     });
   } catch (error) {
