@@ -6,6 +6,7 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ConfigError } from './config';
 import { serveMetrics, type MetricsServer } from './metrics';
 
 /**
@@ -45,6 +46,37 @@ function isGrpcMetadata(carrier: unknown): boolean {
   return typeof carrier === 'object' && carrier !== null && typeof (carrier as { getMap?: unknown }).getMap === 'function';
 }
 
+/** Requests that are not traffic: liveness, readiness and metric scrapes make no traces. */
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** grpc.health.v1's methods (kubelet's gRPC probes, edge's /readyz, the agent's status), on both ends. */
+const HEALTH_METHODS = ['Check', 'Watch'];
+
+const pathOf = (url: string | undefined) => (url ?? '').split('?')[0] ?? '';
+
+/**
+ * Headers recorded as span attributes on HTTP server spans
+ * (`http.request.header.<name>`, `http.response.header.<name>`), from the
+ * variables OpenTelemetry's other SDKs read. By default the request id a
+ * proxy in front sets (x-request-id), and the gateway's own request id
+ * (x-service-request-id, which is also the trace id), so either finds the
+ * trace. A header that carries a credential is refused.
+ */
+export const CAPTURE_REQUEST_HEADERS = 'OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SERVER_REQUEST';
+export const CAPTURE_RESPONSE_HEADERS = 'OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SERVER_RESPONSE';
+const DEFAULT_REQUEST_HEADERS = 'x-request-id';
+const DEFAULT_RESPONSE_HEADERS = 'x-service-request-id';
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|key|token|secret|password|auth/;
+
+export function capturedHeaders(variable: string, fallback: string, environment: NodeJS.ProcessEnv = process.env): string[] {
+  const names = (environment[variable] ?? fallback)
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const refused = names.filter((name) => CREDENTIAL_HEADER.test(name));
+  if (refused.length > 0) throw new ConfigError([`${variable}: ${refused.join(', ')} may carry a credential, which never goes into a trace`]);
+  return names;
+}
+
 export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOptions): Telemetry {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   // With nothing to export spans to, recording them would only cost time on
@@ -56,10 +88,19 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   // Served on the service's metrics port rather than the exporter's own server, whose port is fixed.
   const prometheus = new PrometheusExporter({ preventServerStart: true });
-  const http = new HttpInstrumentation();
+  const http = new HttpInstrumentation({
+    ignoreIncomingRequestHook: (request) => PROBE_PATHS.has(pathOf(request.url)),
+    ignoreOutgoingRequestHook: (request) => PROBE_PATHS.has(pathOf(request.path ?? undefined)),
+    headersToSpanAttributes: {
+      server: {
+        requestHeaders: capturedHeaders(CAPTURE_REQUEST_HEADERS, DEFAULT_REQUEST_HEADERS),
+        responseHeaders: capturedHeaders(CAPTURE_RESPONSE_HEADERS, DEFAULT_RESPONSE_HEADERS),
+      },
+    },
+  });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-    instrumentations: [new GrpcInstrumentation(), http],
+    instrumentations: [new GrpcInstrumentation({ ignoreGrpcMethods: HEALTH_METHODS }), http],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
     textMapPropagator: new InternalTraceContextPropagator(),

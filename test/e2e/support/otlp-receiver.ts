@@ -13,6 +13,10 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId: string;
   name: string;
+  /** OTLP's SpanKind: 1 internal, 2 server, 3 client. */
+  kind: number;
+  /** Attribute values as JSON has them: strings, numbers (64-bit integers arrive as strings), booleans, arrays. */
+  attributes: Record<string, unknown>;
   links: Array<{ traceId: string; spanId: string }>;
 }
 
@@ -24,7 +28,25 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-const attribute = z.object({ key: z.string(), value: z.object({ stringValue: z.string().optional() }).loose() });
+type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
+const anyValue: z.ZodType<AnyValue> = z.lazy(() =>
+  z
+    .object({
+      stringValue: z.string().optional(),
+      intValue: z.union([z.string(), z.number()]).optional(),
+      doubleValue: z.number().optional(),
+      boolValue: z.boolean().optional(),
+      arrayValue: z.object({ values: z.array(anyValue).optional() }).optional(),
+    })
+    .loose(),
+);
+const attribute = z.object({ key: z.string(), value: anyValue });
+
+function valueOf(value: AnyValue): unknown {
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.intValue !== undefined) return Number(value.intValue);
+  return value.stringValue ?? value.doubleValue ?? value.boolValue;
+}
 const exportRequest = z.object({
   resourceSpans: z.array(
     z.object({
@@ -38,6 +60,8 @@ const exportRequest = z.object({
                 spanId: z.string(),
                 parentSpanId: z.string().optional(),
                 name: z.string(),
+                kind: z.number().int().default(0),
+                attributes: z.array(attribute).default([]),
                 links: z.array(z.object({ traceId: z.string(), spanId: z.string() }).loose()).default([]),
               })
               .loose(),
@@ -59,6 +83,8 @@ function spansOf(payload: string): ReceivedSpan[] {
         spanId: span.spanId,
         parentSpanId: span.parentSpanId ?? '',
         name: span.name,
+        kind: span.kind,
+        attributes: Object.fromEntries(span.attributes.map(({ key, value }) => [key, valueOf(value)])),
         links: span.links.map(({ traceId, spanId }) => ({ traceId, spanId })),
       })),
     );

@@ -127,6 +127,7 @@ async function servePrincipal(
 async function completeJson(call: GatewayCall, upstream: ProviderRequest, writer: AnswerWriter): Promise<void> {
   const answer = await call.deps.provider.complete(upstream);
   await settle(call, answer.usage ?? NO_USAGE, 200);
+  answer.recordCost?.(call.facts.price);
   writeGatewayHeaders(call.res, gatewayHeaders(call.facts));
   call.res.status(200).type('application/json').send(writer.json(answer, call.facts));
 }

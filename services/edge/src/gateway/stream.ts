@@ -41,6 +41,7 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
     failure = toDomainError(error);
   }
   await settle(call, stream.usage ?? NO_USAGE, failure?.httpStatus ?? 200, failure?.errorClass ?? '');
+  stream.recordCost?.(facts.price);
   if (clientGone.signal.aborted) return;
 
   output.close({ outcome: serviceOutcome(facts), failure });

@@ -3,6 +3,7 @@ import { durationHistogram } from '@gateway/lib/metrics';
 import { Pool, type Dispatcher } from 'undici';
 import { transportError, upstreamStatusError, type KeyMode, type UpstreamContext } from './errors';
 import { SseDecoder } from './sse';
+import { traceProviderCalls } from './tracing';
 import { resolveUpstreams, type Upstream } from './upstreams';
 import { readUsage, type TokenUsage } from './usage';
 
@@ -43,6 +44,12 @@ export interface ProviderRequest {
   signal?: AbortSignal;
 }
 
+/** What a call cost, once the gateway has priced it; goes on the call's span (provider/tracing.ts). */
+export interface CallCost {
+  priced: boolean;
+  costMicros: bigint;
+}
+
 export interface CompletionResult {
   status: number;
   json: Record<string, unknown>;
@@ -50,6 +57,8 @@ export interface CompletionResult {
   text: string;
   /** Undefined when the upstream reported none (the request is then unpriced). */
   usage: TokenUsage | undefined;
+  /** Ends the call's span with what it cost, once priced. */
+  recordCost?(cost: CallCost | undefined): void;
 }
 
 export interface StreamEvent {
@@ -77,6 +86,8 @@ export interface ProviderStream extends AsyncIterable<StreamEvent> {
   readonly usage: TokenUsage | undefined;
   /** Stops reading and frees the connection (the client went away); iteration ends quietly. */
   cancel(): void;
+  /** Ends the call's span with what it cost, once priced (after the stream has ended). */
+  recordCost?(cost: CallCost | undefined): void;
 }
 
 export interface ProviderClient {
@@ -212,6 +223,7 @@ class UpstreamStream implements ProviderStream {
   }
 }
 
+/** The adapter, every call of which is a span of the request's trace (provider/tracing.ts). */
 export function createProviderClient(options: ProviderClientOptions): ProviderClient {
   const timeouts: ProviderTimeouts = { ...DEFAULT_PROVIDER_TIMEOUTS, ...options.timeouts };
   const upstreams = resolveUpstreams(options.providers, options.env);
@@ -247,7 +259,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     return { upstream, pool, context: { provider: upstream.provider, origin: upstream.origin, mode: request.mode ?? 'managed', apiKey: request.apiKey } };
   };
 
-  return {
+  const untraced: ProviderClient = {
     async complete(request) {
       const { upstream, pool, context } = route(request);
       const body: Record<string, unknown> = { ...request.body };
@@ -325,4 +337,5 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       await Promise.all([...pools.values()].map((pool) => pool.close()));
     },
   };
+  return traceProviderCalls(untraced, upstreams);
 }
