@@ -3,6 +3,7 @@ import { join, posix } from 'node:path';
 import { agentConfigShape } from '@gateway/agent/config';
 import { authConfigShape } from '@gateway/auth/config';
 import { edgeConfigShape } from '@gateway/edge/config';
+import { UPSTREAM_BASE_URL } from '@gateway/edge/provider';
 import { parseCatalog } from '@gateway/lib/catalog';
 import { ConfigError, loadConfig } from '@gateway/lib/config';
 import { ledgerConfigShape } from '@gateway/ledger/config';
@@ -10,6 +11,8 @@ import { pricingConfigShape } from '@gateway/pricing/config';
 import { routerConfigShape } from '@gateway/router/config';
 import { usageConfigShape } from '@gateway/usage/config';
 import { parseAllDocuments } from 'yaml';
+import { compiledEntry, ENTRY_POINTS } from './build';
+import { defaultOf, dockerfile } from './dockerfiles';
 import { z } from 'zod';
 
 /**
@@ -53,11 +56,13 @@ const README = 'deploy/README.md';
 const DEVELOPMENT_PROVIDERS = new Set(['simulator']);
 /** Read by the OpenTelemetry SDK (services/lib/src/telemetry.ts), not by a service's zod config. */
 const TELEMETRY_PREFIX = 'OTEL_';
+/** Base URL overrides edge reads for the catalog's providers (services/edge/src/provider/upstreams.ts). */
+const isProviderBaseUrl = (name: string) => name === UPSTREAM_BASE_URL || name.startsWith('PROVIDER_BASE_URL_');
 /** Addresses a pod is reachable on from other pods. */
 const ALL_INTERFACES = new Set(['0.0.0.0', '::']);
 
 /** A value of the right form for each Secret key, to run the services' configs over the manifests. */
-const SAMPLE_SECRET_VALUES: Readonly<Record<string, string>> = {
+export const SAMPLE_SECRET_VALUES: Readonly<Record<string, string>> = {
   DATABASE_URL: 'postgres://gateway:password@postgres:5432/gateway',
   USAGE_DATABASE_URL: 'postgres://gateway_usage:password@postgres:5432/gateway',
   REDIS_URL: 'redis://redis:6379',
@@ -86,6 +91,7 @@ const serviceSchema = z.object({
   metadata,
   spec: z.object({
     selector: labels,
+    clusterIP: z.string().optional(),
     ports: z.array(z.object({ name: z.string(), port: z.number().int(), targetPort: portRef, appProtocol: z.string().optional() })).min(1),
   }),
 });
@@ -185,7 +191,7 @@ export function readDeployFiles(root: string): DeployFiles {
   const paths = [
     ...listFiles(root, 'deploy').filter((path) => /\.(ya?ml|json|md)$/.test(path)),
     CATALOG_SOURCE,
-    ...Object.keys(SERVICES).map((service) => `services/${service}/Dockerfile`),
+    ...Object.keys(ENTRY_POINTS).map((service) => `services/${service}/Dockerfile`),
   ];
   return new Map(
     paths.filter((path) => existsSync(join(root, path))).map((path) => [path, readFileSync(join(root, path), 'utf8')]),
@@ -346,9 +352,6 @@ function checkPod({ deployment, rendered, where, problems }: Checked): void {
     for (const mount of container.volumeMounts) {
       if (!volumes.has(mount.name)) problems.push(`${where}: container ${container.name} mounts volume ${mount.name}, which the pod does not have`);
     }
-    // The root filesystem is read-only; tsx keeps its transpile cache in /tmp.
-    const tmp = container.volumeMounts.find((mount) => mount.mountPath === '/tmp');
-    if (!tmp || !volumes.get(tmp.name)?.emptyDir) problems.push(`${where}: container ${container.name} needs an emptyDir at /tmp`);
   }
   if (!selects(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels)) problems.push(`${where}: its selector does not match its pod labels`);
 }
@@ -364,12 +367,14 @@ function checkImagesAndCommands(checked: Checked, root: string): void {
   if (!rendered.kustomization.images.some((entry) => entry.name === image)) problems.push(`${BASE}/kustomization.yaml: images has no entry for ${image}`);
   for (const container of allContainers(deployment)) {
     if (container.image !== image) problems.push(`${where}: container ${container.name} runs ${container.image}, not ${image}`);
-    // An image holds services/lib and its own service only.
+    // An image holds its own service's bundles only, each built from an entry point.
     for (const argument of commandLine(container).split(' ')) {
-      const directory = /^services\/([^/]+)\//.exec(argument)?.[1];
-      if (directory === undefined) continue;
-      if (directory !== service && directory !== 'lib') problems.push(`${where}: container ${container.name} runs ${argument}, which is not in ${image}`);
-      if (!existsSync(join(root, argument))) problems.push(`${where}: container ${container.name} runs ${argument}, which does not exist`);
+      const bundle = /^services\/([^/]+)\/dist\/([^/]+)\.js$/.exec(argument);
+      if (!bundle) continue;
+      const [, directory = '', name = ''] = bundle;
+      if (directory !== service) problems.push(`${where}: container ${container.name} runs ${argument}, which is not in ${image}`);
+      const source = ENTRY_POINTS[directory]?.[name];
+      if (source === undefined || !existsSync(join(root, 'services', directory, source))) problems.push(`${where}: container ${container.name} runs ${argument}, which no entry point of deploy/build.ts builds`);
     }
   }
   const { initContainers } = deployment.spec.template.spec;
@@ -377,7 +382,7 @@ function checkImagesAndCommands(checked: Checked, root: string): void {
     if (initContainers.length > 0) problems.push(`${where}: ${service} owns no schema, yet has init containers`);
     return;
   }
-  const migrate = `node --import tsx services/${service}/src/db/migrate-cli.ts`;
+  const migrate = `node ${compiledEntry(service, 'migrate')}`;
   const [init] = initContainers;
   if (initContainers.length !== 1 || !init || commandLine(init) !== migrate) {
     problems.push(`${where}: needs exactly one init container, running \`${migrate}\``);
@@ -388,18 +393,19 @@ function checkImagesAndCommands(checked: Checked, root: string): void {
   }
 }
 
-function checkDockerfile(service: string, ports: ServicePorts, files: DeployFiles, root: string, problems: string[]): void {
+/** Each Dockerfile is the template's (deploy/dockerfiles.ts), which exposes the port the manifest gives the service. */
+function checkDockerfile(service: string, ports: ServicePorts, files: DeployFiles, problems: string[]): void {
   const path = `services/${service}/Dockerfile`;
-  const dockerfile = files.get(path);
-  if (dockerfile === undefined) {
-    problems.push(`${path}: missing`);
+  const text = files.get(path);
+  if (text === undefined) {
+    problems.push(`${path}: missing; run npx tsx deploy/dockerfiles.ts`);
     return;
   }
-  const lines = new Set(dockerfile.split('\n').map((line) => line.trim()));
-  const entry = `services/${service}/src/main.ts`;
-  const expected = ['FROM ${RUNTIME_IMAGE}', `COPY services/${service} services/${service}`, `EXPOSE ${ports.port} ${ports.metricsPort}`, `CMD ["node", "--import", "tsx", "${entry}"]`];
-  for (const line of expected) if (!lines.has(line)) problems.push(`${path}: expected the line \`${line}\``);
-  if (!existsSync(join(root, entry))) problems.push(`${path}: ${entry} does not exist`);
+  const expected = dockerfile(service);
+  if (text !== expected) problems.push(`${path}: differs from what deploy/dockerfiles.ts writes for it; run npx tsx deploy/dockerfiles.ts (edit the template there)`);
+  if (!expected.includes(`\nEXPOSE ${ports.port} ${ports.metricsPort}\n`)) {
+    problems.push(`${path}: the image exposes ${String(defaultOf(service, 'PORT'))} ${String(defaultOf(service, 'METRICS_PORT'))}, its config's defaults, but its manifest sets ${ports.port} ${ports.metricsPort}`);
+  }
 }
 
 /** Prometheus finds the metrics port through the pod's annotations; the container names it. */
@@ -499,7 +505,7 @@ function checkEnvironment(checked: Checked, container: Container, providerKeys: 
   const { service, spec, where, problems } = checked;
   const env = containerEnvironment(container, checked);
   for (const name of env.keys()) {
-    const known = name in spec.shape || name.startsWith(TELEMETRY_PREFIX) || (spec.callsProviders && providerKeys.has(name));
+    const known = name in spec.shape || name.startsWith(TELEMETRY_PREFIX) || (spec.callsProviders && (providerKeys.has(name) || isProviderBaseUrl(name)));
     if (!known) problems.push(`${where}: ${name} is not a variable ${service} reads`);
   }
   const present = Object.fromEntries([...env].filter(([, variable]) => !variable.optional).map(([name, variable]) => [name, variable.value]));
@@ -529,9 +535,12 @@ function checkAddresses({ rendered, where, problems }: Checked, env: Map<string,
   for (const [name, { value }] of env) {
     const target = /^([A-Z]+)_ADDRESS$/.exec(name)?.[1]?.toLowerCase();
     if (target === undefined || !(target in SERVICES)) continue;
-    const port = find(rendered, 'Service', target)?.object.spec.ports[0]?.port;
+    const kubeService = find(rendered, 'Service', target)?.object;
+    const port = kubeService?.spec.ports[0]?.port;
     if (port === undefined) problems.push(`${where}: ${name} is ${value}, but there is no Service ${target}`);
-    else if (value !== `${target}:${port}`) problems.push(`${where}: ${name} is ${value}, but Service ${target} listens on ${target}:${port}`);
+    // Every pod's address, for the client's round robin: a headless Service through the DNS resolver.
+    else if (value !== `dns:///${target}:${port}`) problems.push(`${where}: ${name} is ${value}; expected dns:///${target}:${port} (Service ${target}, headless)`);
+    else if (kubeService?.spec.clusterIP !== 'None') problems.push(`${where}: ${name} resolves Service ${target} by DNS, which should be headless (clusterIP: None)`);
   }
 }
 
@@ -601,7 +610,12 @@ export function checkDeploy(files: DeployFiles, root: string): string[] {
     checkPortsAndProbes(checked, container, environment.port);
     checkMetricsPort(checked, container, environment.metricsPort);
     checkAddresses(checked, environment.env);
-    checkDockerfile(service, environment, files, root, problems);
+    checkDockerfile(service, environment, files, problems);
+  }
+  // The images the base does not run (the development simulator) are the template's too.
+  for (const service of Object.keys(ENTRY_POINTS).filter((name) => !(name in SERVICES))) {
+    const path = `services/${service}/Dockerfile`;
+    if (files.get(path) !== dockerfile(service)) problems.push(`${path}: differs from what deploy/dockerfiles.ts writes for it; run npx tsx deploy/dockerfiles.ts (edit the template there)`);
   }
   checkSecret(secretKeysRead(deployments.map(({ object }) => object)), providerKeys, files, problems);
   return problems;
