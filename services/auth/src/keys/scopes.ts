@@ -1,15 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_SCOPES, VALID_SCOPES, type ScopeName } from '@gateway/lib/scopes';
 
-/**
- * Every scope an API key can carry (SPEC 2.2). `agents:read` and
- * `agents:write` are vestigial: the routes they guarded are gone, but they
- * stay grantable so existing grants persist. They are never defaults.
- */
-export const VALID_SCOPES = ['inference', 'usage:read', 'agents:read', 'agents:write'] as const;
-export type ScopeName = (typeof VALID_SCOPES)[number];
-
-/** What a new key carries when the creator names no scopes. */
-export const DEFAULT_SCOPES: readonly ScopeName[] = ['inference', 'usage:read'];
+export { DEFAULT_SCOPES, VALID_SCOPES, type ScopeName };
 
 const validList = VALID_SCOPES.join(', ');
 
