@@ -2,7 +2,7 @@ import { decryptSecret } from '@gateway/lib/cipher';
 import { InferenceMode, type AgentRecord } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { failureOf } from './support/failure';
 import { AUTH_START_TIMEOUT_MS, startAuth, type RunningAuth } from './support/auth-process';
-import { createAuthTestDatabase, seedAgent, seedMember, seedOrganization, type AuthTestDatabase } from './support/seed';
+import { createAuthTestDatabase, seedAgent, seedMember, seedOrganization, seedOrganizationWithRoles, type AuthTestDatabase } from './support/seed';
 
 /**
  * The agent API's RPCs on the agent billing record (GetUserAgent,
@@ -160,5 +160,29 @@ describe('UpdateAgentSettings', () => {
     const { userId, agent } = await ownerWithAgent();
     const failure = await failureOf(auth.client.updateAgentSettings({ userId, agentId: agent.id, ...change }));
     expect([failure.kind, failure.message]).toEqual(['validation', message]);
+  });
+});
+
+describe('ListOrganizationAgents', () => {
+  it('lists the organization’s records, newest first, with their owners’ emails, to any member', async () => {
+    const { organization, owner, member } = await seedOrganizationWithRoles(database.db);
+    const ownerEmail = (await database.db.selectFrom('users').select('email').where('id', '=', owner).executeTakeFirstOrThrow()).email;
+    const older = await seedAgent(database.db, organization.id, { owner_user_id: owner });
+    const newer = await seedAgent(database.db, organization.id, { mode: 'byok' });
+    await seedAgent(database.db, (await seedOrganization(database.db)).id); // another organization's
+    const { agents } = await auth.client.listOrganizationAgents({ actorUserId: member, organizationId: organization.id });
+    expect(agents.map(({ agent, ownerEmail: email }) => ({ id: agent?.id, mode: agent?.mode, email }))).toEqual([
+      { id: newer.id, mode: InferenceMode.INFERENCE_MODE_BYOK, email: '' },
+      { id: older.id, mode: InferenceMode.INFERENCE_MODE_MANAGED, email: ownerEmail },
+    ]);
+  });
+
+  it('answers a non-member not_found, exactly as for an organization that does not exist', async () => {
+    const { organization } = await seedOrganizationWithRoles(database.db);
+    const outsider = await seedMember(database.db, (await seedOrganization(database.db)).id, 'owner');
+    const foreign = await failureOf(auth.client.listOrganizationAgents({ actorUserId: outsider, organizationId: organization.id }));
+    const unknown = await failureOf(auth.client.listOrganizationAgents({ actorUserId: outsider, organizationId: '00000000-0000-4000-8000-000000000000' }));
+    expect({ kind: foreign.kind, message: foreign.message }).toEqual({ kind: unknown.kind, message: unknown.message });
+    expect(foreign.kind).toBe('not_found');
   });
 });

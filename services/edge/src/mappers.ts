@@ -1,41 +1,11 @@
 import { DomainError } from '@gateway/lib/errors';
 import { ApiKeyStatus, Role, type ApiKey, type Membership, type User } from '@gateway/proto/gen/gateway/auth/v1/auth';
+import type { KeyJson, KeyStatusName, MembershipJson, RoleName, UserJson } from './contract';
 
 /**
  * The JSON shapes of the identity and Console APIs, built from the auth
  * service's messages. Proto enums become lowercase strings here and only here.
  */
-export type RoleName = 'owner' | 'admin' | 'member';
-export type KeyStatusName = 'active' | 'expired' | 'revoked';
-
-export interface MembershipJson {
-  organization_id: string;
-  organization_name: string;
-  role: RoleName;
-  plan_tier: string;
-}
-
-export interface UserJson {
-  id: string;
-  email: string;
-  memberships: MembershipJson[];
-}
-
-export type BoundToJson = { type: 'organization' } | { type: 'agent'; agent_id: string };
-
-export interface KeyJson {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  bound_to: BoundToJson;
-  status: KeyStatusName;
-  expires_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-
 /** A backend broke its contract: a bug to report, not the client's fault. */
 function contractViolation(what: string, service = 'auth'): DomainError {
   return new DomainError('internal', 'Internal error. Report it with the request id.', {

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { closeHttpServer } from '@gateway/lib/http-server';
 import express, { type Express, type RequestHandler } from 'express';
 import { registerAgentRoutes } from './agent/routes';
+import { registerOrganizationAgentRoutes } from './console/agents';
 import { registerKeyRoutes } from './console/keys';
+import { registerQuotaRoutes } from './console/quota';
 import type { EdgeDeps } from './deps';
 import { GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
@@ -47,6 +49,8 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerHealthRoutes(app, deps);
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);
+  registerOrganizationAgentRoutes(app, deps);
+  registerQuotaRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });

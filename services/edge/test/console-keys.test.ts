@@ -3,14 +3,15 @@ import type { AuthDatabase } from '@gateway/auth/db';
 import type { Database } from '@gateway/lib/db';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { findCredentials } from '../../../test/support/secrets-scan';
-import type { KeyJson } from '../src/mappers';
+import type { KeyJson, OrganizationAgents, QuotaJson } from '../src/contract';
 import { call, expectError, type CallOptions, type JsonResponse } from './support/http';
 import { connectAuthDatabase, seedAccount, signIn, type Role } from './support/seed';
 import { STARTUP_TIMEOUT_MS, startEdgeStack, type EdgeStack } from './support/stack';
 
 /**
  * The Console key API through real edge and auth processes: who may do what,
- * the shape of a key, where the secret appears, and bad input.
+ * the shape of a key, where the secret appears, and bad input; and the
+ * organization routes the Console reads beside it (agent records, quota).
  */
 const BODY_LIMIT_BYTES = 4096;
 const DAY_MS = 86_400_000;
@@ -219,6 +220,49 @@ describe('Console key API (edge + auth processes)', () => {
   it('answers an unknown key with 404', async () => {
     const response = await call(stack.url, `${keysPath()}/00000000-0000-4000-8000-000000000000/revoke`, as('owner', { method: 'POST' }));
     expectError(response, 404, 'not_found');
+  });
+
+  describe('beside the keys: the agent records to bind one to, and the allowance', () => {
+    it('lists the organization’s agent records to any member, newest first, with the owner’s email', async () => {
+      const owner = await seedAccount(auth.db, 'agent-owner', { org: orgId, role: 'member' });
+      const owned = await createAgent(auth.db, { org: orgId, ownerEmail: owner.email, model: 'gpt-4.1-mini' });
+      const response = await call<OrganizationAgents>(stack.url, `/api/v1/orgs/${orgId}/agents`, as('member'));
+      expect(response.status).toBe(200);
+      expect(response.body.agents[0]).toEqual({
+        id: owned.id,
+        owner_email: owner.email,
+        status: 'running',
+        ai_model: 'gpt-4.1-mini',
+        plan_tier: 'pro',
+        mode: 'managed',
+        created_at: expect.any(String),
+      });
+      expect(response.body.agents.map(({ id }) => id)).toContain(agentId);
+      expect(response.body.agents.find(({ id }) => id === agentId)?.owner_email).toBeNull();
+    });
+
+    it('answers the month’s allowance of the organization’s plan, with what calls in flight hold, to any member', async () => {
+      const now = new Date();
+      for (const who of ['owner', 'member'] as const) {
+        const response = await call<QuotaJson>(stack.url, `/api/v1/orgs/${orgId}/quota`, as(who));
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          meter: 'spend',
+          allowance_usd: '200.000000',
+          spent_usd: '0.000000',
+          held_usd: '0.000000',
+          remaining_usd: '200.000000',
+          resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
+        });
+      }
+    });
+
+    it.each(['agents', 'quota'])('answers a non-member 404 on %s, as for an organization that does not exist, and needs a session', async (route) => {
+      const foreign = expectError(await call(stack.url, `/api/v1/orgs/${orgId}/${route}`, as('outsider')), 404, 'not_found');
+      const missing = expectError(await call(stack.url, `/api/v1/orgs/00000000-0000-4000-8000-000000000000/${route}`, as('outsider')), 404, 'not_found');
+      expect(foreign.message).toBe(missing.message);
+      expectError(await call(stack.url, `/api/v1/orgs/${orgId}/${route}`), 401, 'auth');
+    });
   });
 
   it('logged no credential in either process', () => {

@@ -77,6 +77,15 @@ describe('ledger quota', () => {
       expect(after.quota).toMatchObject({ spentMicros: '250', remainingMicros: '750' });
     });
 
+    it('reports what a call in flight holds until it is recorded', async () => {
+      const who = subject();
+      const held = await client.checkQuota({ subject: who, requestId: newRequestId(), estimatedCostMicros: '300' });
+      expect(held.allowed).toBe(true);
+      expect((await client.getQuota({ subject: who })).quota).toMatchObject({ spentMicros: '0', heldMicros: '300', remainingMicros: '1000' });
+      await cycle(client, who, { estimate: '100', cost: '40' });
+      expect((await client.getQuota({ subject: who })).quota).toMatchObject({ spentMicros: '40', heldMicros: '300', remainingMicros: '960' });
+    });
+
     it('refuses once exhausted, with retry-after in seconds to the next UTC month', async () => {
       const who = subject();
       await cycle(client, who, { estimate: '500', cost: '1000' });

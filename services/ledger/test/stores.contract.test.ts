@@ -90,9 +90,9 @@ describe.each([
     it('loads a period once: the first rebuild wins', async () => {
       await stores.quota.rebuild(key, totals({ spend: 700n, requests: 4n, legacy: 2n }, 5n));
       await stores.quota.rebuild(key, totals({ spend: 1n }));
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 700n, credits: 5n });
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 4n, credits: 5n });
-      await expect(stores.quota.counters(key, 'legacy')).resolves.toEqual({ used: 2n, credits: 5n });
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 700n, credits: 5n, held: 0n });
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 4n, credits: 5n, held: 0n });
+      await expect(stores.quota.counters(key, 'legacy')).resolves.toEqual({ used: 2n, credits: 5n, held: 0n });
     });
 
     it('admits spend while spent plus held plus the estimate fits the allowance', async () => {
@@ -151,7 +151,7 @@ describe.each([
         if (outcome.kind === 'settled') used.push(outcome.creditsUsed);
       }
       expect(used).toEqual([0, 0, 1, 1, 1]);
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 5n, credits: 0n });
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 5n, credits: 0n, held: 0n });
       const queued = await stores.queue.read('reader', 10, 0);
       expect(queued.map(({ creditsUsed }) => creditsUsed)).toEqual([0, 0, 1, 1, 1]);
     });
@@ -177,7 +177,18 @@ describe.each([
     it('adds purchased credits to a loaded period', async () => {
       await stores.quota.rebuild(key, totals({ requests: 2n }, 1n));
       await expect(stores.quota.addCredits(key, 4n)).resolves.toBe(true);
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 2n, credits: 5n });
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 2n, credits: 5n, held: 0n });
+    });
+
+    it('reports what reservations in flight hold on each meter, until they settle', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 100n }));
+      await reserve(hold('a', 'spend', 250n), 1000n);
+      await reserve(hold('b', 'spend', 40n), 1000n);
+      await reserve(hold('c', 'requests', 1n), 10n);
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 100n, credits: 0n, held: 290n });
+      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 0n, credits: 0n, held: 1n });
+      await settle('a', 'spend', 120n, 1000n);
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 220n, credits: 0n, held: 40n });
     });
   });
 

@@ -13,6 +13,7 @@ import type {
 import { InferenceMode, type AgentRecord } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { Meter, type QuotaState } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { BaselineReason } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import type { QuotaJson } from '../contract';
 import { agentEnums, nameOf } from './enums';
 
 /**
@@ -26,21 +27,36 @@ const iso = (moment: Date | undefined) => (moment ? moment.toISOString() : null)
 const orNull = (text: string) => (text === '' ? null : text);
 const parsed = (json: string): unknown => (json === '' ? null : JSON.parse(json));
 
-const METERS: Partial<Record<Meter, string>> = { [Meter.METER_SPEND]: 'spend', [Meter.METER_REQUESTS]: 'requests', [Meter.METER_LEGACY]: 'legacy' };
+const METERS: Partial<Record<Meter, QuotaJson['meter']>> = { [Meter.METER_SPEND]: 'spend', [Meter.METER_REQUESTS]: 'requests', [Meter.METER_LEGACY]: 'legacy' };
 
-/** The period's usage of one meter, in the meter's own unit: dollars for spend, requests or messages otherwise. */
-export function quotaJson(quota: QuotaState | undefined) {
-  if (!quota) return null;
-  const meter = METERS[quota.meter] ?? null;
-  const counted =
-    meter === 'spend'
-      ? {
-          allowance_usd: formatUsd(BigInt(quota.allowanceMicros)),
-          spent_usd: formatUsd(BigInt(quota.spentMicros)),
-          remaining_usd: formatUsd(BigInt(quota.remainingMicros)),
-        }
-      : { limit: Number(quota.limit), used: Number(quota.used), remaining: Number(quota.remaining), credits: Number(quota.credits) };
-  return { meter, ...counted, resets_at: iso(quota.resetsAt) };
+/**
+ * The period's usage of one meter, in the meter's own unit: dollars for
+ * spend, requests or messages otherwise; what calls in flight hold when the
+ * ledger reported it. Also the Console's quota body (console/quota.ts).
+ */
+export function quotaJson(quota: QuotaState | undefined): QuotaJson | null {
+  const meter = quota && METERS[quota.meter];
+  if (!quota || !meter) return null;
+  const resetsAt = iso(quota.resetsAt);
+  if (meter === 'spend') {
+    return {
+      meter,
+      allowance_usd: formatUsd(BigInt(quota.allowanceMicros)),
+      spent_usd: formatUsd(BigInt(quota.spentMicros)),
+      remaining_usd: formatUsd(BigInt(quota.remainingMicros)),
+      ...(quota.heldMicros === undefined ? {} : { held_usd: formatUsd(BigInt(quota.heldMicros)) }),
+      resets_at: resetsAt,
+    };
+  }
+  return {
+    meter,
+    limit: Number(quota.limit),
+    used: Number(quota.used),
+    remaining: Number(quota.remaining),
+    credits: Number(quota.credits),
+    ...(quota.held === undefined ? {} : { held: Number(quota.held) }),
+    resets_at: resetsAt,
+  };
 }
 
 /** The agent record's settings as SPEC 2.3 names them. */

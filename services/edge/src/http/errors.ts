@@ -1,11 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError, toDomainError } from '@gateway/lib/errors';
 import type { Logger } from '@gateway/lib/logging';
-
-/** The body of every error response (DESIGN 4, SPEC 7). */
-export interface ErrorBody {
-  error: { message: string; type: string; code: number; request_id: string };
-}
+import type { ErrorBody } from '../contract';
 
 export function errorBody(error: DomainError, requestId: string): ErrorBody {
   return { error: { message: error.message, type: error.errorClass, code: error.httpStatus, request_id: requestId } };

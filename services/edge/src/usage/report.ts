@@ -6,16 +6,11 @@ import {
   type UsageFigures,
   type UsageServiceService,
 } from '@gateway/proto/gen/gateway/usage/v1/usage';
-import { z } from 'zod';
+import { usageQuerySchema, type LatencyJson, type UsageFiguresJson, type UsageGroupBy as GroupByName, type UsageJson } from '../contract';
 import { parseInput } from '../http/validation';
 import { present } from '../mappers';
 
 export type UsageClient = PromiseClient<typeof UsageServiceService>;
-
-/** SPEC 4.3's windows and groupings, as the query string writes them. */
-const RANGES = ['7d', '14d', '30d', '90d'] as const;
-const GROUP_BYS = ['day', 'model', 'key', 'agent'] as const;
-type GroupByName = (typeof GROUP_BYS)[number];
 
 const GROUP_BY_VALUES: Record<GroupByName, UsageGroupBy> = {
   day: UsageGroupBy.USAGE_GROUP_BY_DAY,
@@ -24,46 +19,6 @@ const GROUP_BY_VALUES: Record<GroupByName, UsageGroupBy> = {
   agent: UsageGroupBy.USAGE_GROUP_BY_AGENT,
 };
 const GROUP_BY_NAMES = new Map(Object.entries(GROUP_BY_VALUES).map(([name, value]) => [value, name]));
-
-/** One of the allowed values, given at most once (a repeated parameter arrives as an array). */
-function oneOf<const Values extends readonly [string, ...string[]]>(values: Values) {
-  return z
-    .enum(values, { error: (issue) => (Array.isArray(issue.input) ? `must be given once, as one of: ${values.join(', ')}` : undefined) })
-    .optional();
-}
-
-/** Absent parameters take the usage service's defaults (30d, day), which the body then names. */
-const usageQuery = z.strictObject({ range: oneOf(RANGES), group_by: oneOf(GROUP_BYS) });
-
-export interface LatencyJson {
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
-
-export interface UsageFiguresJson {
-  requests: number;
-  errors: number;
-  failures: Record<string, number>;
-  latency_ms: LatencyJson;
-  cost_usd: string;
-  unpriced_requests: number;
-}
-
-export interface UsageGroupJson extends UsageFiguresJson {
-  key: string | null;
-}
-
-/** The body of both usage routes (DESIGN 4). */
-export interface UsageJson {
-  range: string;
-  group_by: string;
-  from: string;
-  to: string;
-  truncated: boolean;
-  totals: UsageFiguresJson;
-  groups: UsageGroupJson[];
-}
 
 const NO_LATENCY: LatencyJson = { p50: null, p95: null, p99: null };
 
@@ -97,7 +52,7 @@ function usageJson(report: GetUsageResponse): UsageJson {
  * Console therefore answer the same data with the same bytes.
  */
 export async function usageReport(usage: UsageClient, organizationId: string, query: unknown): Promise<UsageJson> {
-  const { range, group_by: groupBy } = parseInput(usageQuery, query, 'query');
+  const { range, group_by: groupBy } = parseInput(usageQuerySchema, query, 'query');
   const report = await usage.getUsage({
     organizationId,
     rangeDays: range === undefined ? 0 : Number.parseInt(range, 10),

@@ -43,6 +43,7 @@ export function fakeAuth(implementations: Partial<AuthMethods>): FakeAuth {
     getUser: [],
     getUserAgent: [],
     updateAgentSettings: [],
+    listOrganizationAgents: [],
   } as FakeAuth['calls'];
   const methods = {} as Record<string, (request: unknown) => Promise<unknown>>;
   for (const name of Object.keys(calls) as Array<keyof AuthMethods>) {
@@ -85,6 +86,7 @@ export function sampleSession(accessToken: string): Session {
     accessToken,
     expiresInSeconds: 900,
     refreshToken: `rt_${'ab'.repeat(32)}`,
+    refreshExpiresInSeconds: 30 * 86_400,
     user: {
       id: USER_ID,
       email: 'owner@example.com',
@@ -121,10 +123,15 @@ export interface RunningFakeEdge {
   stop(): Promise<void>;
 }
 
-/** The real edge app on a free port, in front of a fake auth client (and a usage client, when a suite needs one). */
+/** The real edge app on a free port, in front of a fake auth client (and usage or ledger clients, when a suite needs one). */
 export async function startFakeEdge(
   implementations: Partial<AuthMethods>,
-  options: { settings?: Partial<EdgeSettings>; readiness?: ReadinessProbe[]; usage?: PromiseClient<typeof UsageServiceService> } = {},
+  options: {
+    settings?: Partial<EdgeSettings>;
+    readiness?: ReadinessProbe[];
+    usage?: PromiseClient<typeof UsageServiceService>;
+    ledger?: PromiseClient<typeof LedgerServiceService>;
+  } = {},
 ): Promise<RunningFakeEdge> {
   const auth = fakeAuth(implementations);
   const logs = capturedLogger({ service: 'edge', level: 'info' });
@@ -133,7 +140,7 @@ export async function startFakeEdge(
     readiness: options.readiness ?? [],
     settings: { accessTokenSecret: TEST_SECRET, cookieSecure: false, bodyLimitBytes: 1024, trustProxy: false, ...options.settings },
     logger: logs.logger,
-    gateway: unusedGateway(),
+    gateway: { ...unusedGateway(), ...(options.ledger ? { ledger: options.ledger } : {}) },
     agent: unexpectedClient('agent', AgentServiceService),
     usage: options.usage ?? unexpectedClient('usage', UsageServiceService),
   });

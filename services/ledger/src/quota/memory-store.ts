@@ -64,7 +64,7 @@ export class MemoryQuotaStore implements QuotaStore {
 
   counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
     const state = this.periods.get(this.id(key));
-    return Promise.resolve(state && this.countersOf(state, meter));
+    return Promise.resolve(state && { ...this.countersOf(state, meter), held: max(0n, state.reserved[meter]) });
   }
 
   rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {

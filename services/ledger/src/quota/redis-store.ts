@@ -26,9 +26,14 @@ function counter(value: unknown): bigint {
   throw new Error(`unexpected counter value: ${JSON.stringify(value)}`);
 }
 
+/** Counters are never shown below zero (a release may briefly run ahead of its hold). */
+function clampedCounter(value: unknown): bigint {
+  const read = counter(value);
+  return read < 0n ? 0n : read;
+}
+
 function countersFrom(used: unknown, credits: unknown): Counters {
-  const clamp = (value: bigint) => (value < 0n ? 0n : value);
-  return { used: clamp(counter(used)), credits: clamp(counter(credits)) };
+  return { used: clampedCounter(used), credits: clampedCounter(credits) };
 }
 
 /**
@@ -77,10 +82,10 @@ export class RedisQuotaStore implements QuotaStore {
 
   async counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
     requireConnected(this.redis);
-    const [used, credits] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits');
+    const [used, credits, held] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits', `${meter}_reserved`);
     // Rebuilding writes every field, so a missing one means a missing period.
     if (used === null || used === undefined) return undefined;
-    return countersFrom(used, credits);
+    return { ...countersFrom(used, credits), held: clampedCounter(held) };
   }
 
   async rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {

@@ -7,11 +7,13 @@ export interface Counters {
   /** Micro-dollars spent (`spend`), or requests / messages counted. */
   used: bigint;
   credits: bigint;
+  /** What reservations in flight hold on the meter; read only where it is reported (GetQuota). */
+  held?: bigint;
 }
 
 /** What the quota headers say (SPEC 8), for one meter. */
 export type QuotaSnapshot =
-  | { meter: 'spend'; allowanceMicros: bigint; spentMicros: bigint; remainingMicros: bigint; resetsAt: Date }
+  | { meter: 'spend'; allowanceMicros: bigint; spentMicros: bigint; remainingMicros: bigint; heldMicros?: bigint; resetsAt: Date }
   | {
       meter: Exclude<MeterName, 'spend'>;
       limit: bigint;
@@ -19,6 +21,7 @@ export type QuotaSnapshot =
       /** Includes purchased credits. */
       remaining: bigint;
       credits: bigint;
+      held?: bigint;
       resetsAt: Date;
     };
 
@@ -35,6 +38,7 @@ export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Perio
       allowanceMicros: rule.limit,
       spentMicros: counters.used,
       remainingMicros: max(0n, rule.limit - counters.used),
+      ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
       resetsAt: period.resetsAt,
     };
   }
@@ -44,6 +48,7 @@ export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Perio
     used: counters.used,
     remaining: max(0n, rule.limit - counters.used) + counters.credits,
     credits: counters.credits,
+    ...(counters.held === undefined ? {} : { held: counters.held }),
     resetsAt: period.resetsAt,
   };
 }

@@ -19,6 +19,7 @@ export function toProtoQuota(snapshot: QuotaSnapshot): QuotaState {
       allowanceMicros: snapshot.allowanceMicros.toString(),
       spentMicros: snapshot.spentMicros.toString(),
       remainingMicros: snapshot.remainingMicros.toString(),
+      heldMicros: snapshot.heldMicros?.toString(),
     };
   }
   return {
@@ -29,5 +30,6 @@ export function toProtoQuota(snapshot: QuotaSnapshot): QuotaState {
     remaining: snapshot.remaining.toString(),
     credits: snapshot.credits.toString(),
     hasCredits: snapshot.credits > 0n,
+    held: snapshot.held?.toString(),
   };
 }

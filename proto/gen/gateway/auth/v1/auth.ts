@@ -351,7 +351,11 @@ export interface Session {
   expiresInSeconds: number;
   /** Opaque, stored hashed, rotated on every use. */
   refreshToken: string;
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** How long the refresh token stays valid (each rotation starts it again). */
+  refreshExpiresInSeconds: number;
 }
 
 export interface LoginRequest {
@@ -452,6 +456,25 @@ export interface UpdateAgentSettingsResponse {
    * server_region, mode, provider_key (a key that was given is always a change).
    */
   changed: string[];
+}
+
+export interface ListOrganizationAgentsRequest {
+  actorUserId: string;
+  organizationId: string;
+}
+
+/** One agent record of the organization, with its owner's email for people to recognize it by. */
+export interface OrganizationAgent {
+  agent?:
+    | AgentRecord
+    | undefined;
+  /** Empty when the record has no owner. */
+  ownerEmail: string;
+}
+
+export interface ListOrganizationAgentsResponse {
+  /** Newest first. */
+  agents: OrganizationAgent[];
 }
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
@@ -2362,7 +2385,7 @@ export const User: MessageFns<User> = {
 };
 
 function createBaseSession(): Session {
-  return { accessToken: "", expiresInSeconds: 0, refreshToken: "", user: undefined };
+  return { accessToken: "", expiresInSeconds: 0, refreshToken: "", user: undefined, refreshExpiresInSeconds: 0 };
 }
 
 export const Session: MessageFns<Session> = {
@@ -2378,6 +2401,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(34).fork()).join();
+    }
+    if (message.refreshExpiresInSeconds !== 0) {
+      writer.uint32(40).int32(message.refreshExpiresInSeconds);
     }
     return writer;
   },
@@ -2427,6 +2453,14 @@ export const Session: MessageFns<Session> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.refreshExpiresInSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2457,6 +2491,11 @@ export const Session: MessageFns<Session> = {
         ? globalThis.String(object.refresh_token)
         : "",
       user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      refreshExpiresInSeconds: isSet(object.refreshExpiresInSeconds)
+        ? globalThis.Number(object.refreshExpiresInSeconds)
+        : isSet(object.refresh_expires_in_seconds)
+        ? globalThis.Number(object.refresh_expires_in_seconds)
+        : 0,
     };
   },
 
@@ -2474,6 +2513,9 @@ export const Session: MessageFns<Session> = {
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
     }
+    if (message.refreshExpiresInSeconds !== 0) {
+      obj.refreshExpiresInSeconds = Math.round(message.refreshExpiresInSeconds);
+    }
     return obj;
   },
 
@@ -2486,6 +2528,7 @@ export const Session: MessageFns<Session> = {
     message.expiresInSeconds = object.expiresInSeconds ?? 0;
     message.refreshToken = object.refreshToken ?? "";
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.refreshExpiresInSeconds = object.refreshExpiresInSeconds ?? 0;
     return message;
   },
 };
@@ -3877,6 +3920,265 @@ export const UpdateAgentSettingsResponse: MessageFns<UpdateAgentSettingsResponse
   },
 };
 
+function createBaseListOrganizationAgentsRequest(): ListOrganizationAgentsRequest {
+  return { actorUserId: "", organizationId: "" };
+}
+
+export const ListOrganizationAgentsRequest: MessageFns<ListOrganizationAgentsRequest> = {
+  encode(message: ListOrganizationAgentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actorUserId !== "") {
+      writer.uint32(10).string(message.actorUserId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationAgentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationAgentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actorUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationAgentsRequest {
+    return {
+      actorUserId: isSet(object.actorUserId)
+        ? globalThis.String(object.actorUserId)
+        : isSet(object.actor_user_id)
+        ? globalThis.String(object.actor_user_id)
+        : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationAgentsRequest): unknown {
+    const obj: any = {};
+    if (message.actorUserId !== "") {
+      obj.actorUserId = message.actorUserId;
+    }
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationAgentsRequest>, I>>(base?: I): ListOrganizationAgentsRequest {
+    return ListOrganizationAgentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationAgentsRequest>, I>>(
+    object: I,
+  ): ListOrganizationAgentsRequest {
+    const message = createBaseListOrganizationAgentsRequest();
+    message.actorUserId = object.actorUserId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationAgent(): OrganizationAgent {
+  return { agent: undefined, ownerEmail: "" };
+}
+
+export const OrganizationAgent: MessageFns<OrganizationAgent> = {
+  encode(message: OrganizationAgent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agent !== undefined) {
+      AgentRecord.encode(message.agent, writer.uint32(10).fork()).join();
+    }
+    if (message.ownerEmail !== "") {
+      writer.uint32(18).string(message.ownerEmail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationAgent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationAgent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agent = AgentRecord.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerEmail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrganizationAgent {
+    return {
+      agent: isSet(object.agent) ? AgentRecord.fromJSON(object.agent) : undefined,
+      ownerEmail: isSet(object.ownerEmail)
+        ? globalThis.String(object.ownerEmail)
+        : isSet(object.owner_email)
+        ? globalThis.String(object.owner_email)
+        : "",
+    };
+  },
+
+  toJSON(message: OrganizationAgent): unknown {
+    const obj: any = {};
+    if (message.agent !== undefined) {
+      obj.agent = AgentRecord.toJSON(message.agent);
+    }
+    if (message.ownerEmail !== "") {
+      obj.ownerEmail = message.ownerEmail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrganizationAgent>, I>>(base?: I): OrganizationAgent {
+    return OrganizationAgent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrganizationAgent>, I>>(object: I): OrganizationAgent {
+    const message = createBaseOrganizationAgent();
+    message.agent = (object.agent !== undefined && object.agent !== null)
+      ? AgentRecord.fromPartial(object.agent)
+      : undefined;
+    message.ownerEmail = object.ownerEmail ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrganizationAgentsResponse(): ListOrganizationAgentsResponse {
+  return { agents: [] };
+}
+
+export const ListOrganizationAgentsResponse: MessageFns<ListOrganizationAgentsResponse> = {
+  encode(message: ListOrganizationAgentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.agents) {
+      OrganizationAgent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationAgentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationAgentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agents.push(OrganizationAgent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationAgentsResponse {
+    return {
+      agents: globalThis.Array.isArray(object?.agents)
+        ? object.agents.map((e: any) => OrganizationAgent.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListOrganizationAgentsResponse): unknown {
+    const obj: any = {};
+    if (message.agents?.length) {
+      obj.agents = message.agents.map((e) => OrganizationAgent.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationAgentsResponse>, I>>(base?: I): ListOrganizationAgentsResponse {
+    return ListOrganizationAgentsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationAgentsResponse>, I>>(
+    object: I,
+  ): ListOrganizationAgentsResponse {
+    const message = createBaseListOrganizationAgentsResponse();
+    message.agents = object.agents?.map((e) => OrganizationAgent.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * AuthService owns organizations, users, memberships, the agent billing record,
  * API keys, legacy gateway credentials and login sessions (schema `auth`).
@@ -4017,6 +4319,22 @@ export const AuthServiceService = {
       Buffer.from(UpdateAgentSettingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateAgentSettingsResponse => UpdateAgentSettingsResponse.decode(value),
   },
+  /**
+   * The Console: an organization's agent records, to bind a key to one.
+   * Any member; a non-member gets NOT_FOUND, as for an unknown organization.
+   */
+  listOrganizationAgents: {
+    path: "/gateway.auth.v1.AuthService/ListOrganizationAgents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationAgentsRequest): Buffer =>
+      Buffer.from(ListOrganizationAgentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationAgentsRequest => ListOrganizationAgentsRequest.decode(value),
+    responseSerialize: (value: ListOrganizationAgentsResponse): Buffer =>
+      Buffer.from(ListOrganizationAgentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationAgentsResponse =>
+      ListOrganizationAgentsResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -4053,6 +4371,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * bound to the record's id), never returned and never logged.
    */
   updateAgentSettings: handleUnaryCall<UpdateAgentSettingsRequest, UpdateAgentSettingsResponse>;
+  /**
+   * The Console: an organization's agent records, to bind a key to one.
+   * Any member; a non-member gets NOT_FOUND, as for an unknown organization.
+   */
+  listOrganizationAgents: handleUnaryCall<ListOrganizationAgentsRequest, ListOrganizationAgentsResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -4242,6 +4565,25 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateAgentSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The Console: an organization's agent records, to bind a key to one.
+   * Any member; a non-member gets NOT_FOUND, as for an unknown organization.
+   */
+  listOrganizationAgents(
+    request: ListOrganizationAgentsRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationAgentsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationAgents(
+    request: ListOrganizationAgentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationAgentsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationAgents(
+    request: ListOrganizationAgentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationAgentsResponse) => void,
   ): ClientUnaryCall;
 }
 

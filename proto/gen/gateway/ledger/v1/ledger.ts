@@ -97,7 +97,16 @@ export interface QuotaState {
   credits: string;
   hasCredits: boolean;
   /** Start of the next UTC calendar month. */
-  resetsAt?: Date | undefined;
+  resetsAt?:
+    | Date
+    | undefined;
+  /**
+   * What calls in flight hold against the allowance until they settle:
+   * micro-dollars on the spend meter, requests on the others. Reported by
+   * GetQuota; absent where the answer does not say.
+   */
+  heldMicros?: string | undefined;
+  held?: string | undefined;
 }
 
 export interface CheckQuotaRequest {
@@ -343,6 +352,8 @@ function createBaseQuotaState(): QuotaState {
     credits: "0",
     hasCredits: false,
     resetsAt: undefined,
+    heldMicros: undefined,
+    held: undefined,
   };
 }
 
@@ -377,6 +388,12 @@ export const QuotaState: MessageFns<QuotaState> = {
     }
     if (message.resetsAt !== undefined) {
       Timestamp.encode(toTimestamp(message.resetsAt), writer.uint32(82).fork()).join();
+    }
+    if (message.heldMicros !== undefined) {
+      writer.uint32(88).int64(message.heldMicros);
+    }
+    if (message.held !== undefined) {
+      writer.uint32(96).int64(message.held);
     }
     return writer;
   },
@@ -474,6 +491,22 @@ export const QuotaState: MessageFns<QuotaState> = {
             message.resetsAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.heldMicros = reader.int64().toString();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.held = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -518,6 +551,12 @@ export const QuotaState: MessageFns<QuotaState> = {
         : isSet(object.resets_at)
         ? fromJsonTimestamp(object.resets_at)
         : undefined,
+      heldMicros: isSet(object.heldMicros)
+        ? globalThis.String(object.heldMicros)
+        : isSet(object.held_micros)
+        ? globalThis.String(object.held_micros)
+        : undefined,
+      held: isSet(object.held) ? globalThis.String(object.held) : undefined,
     };
   },
 
@@ -553,6 +592,12 @@ export const QuotaState: MessageFns<QuotaState> = {
     if (message.resetsAt !== undefined) {
       obj.resetsAt = message.resetsAt.toISOString();
     }
+    if (message.heldMicros !== undefined) {
+      obj.heldMicros = message.heldMicros;
+    }
+    if (message.held !== undefined) {
+      obj.held = message.held;
+    }
     return obj;
   },
 
@@ -571,6 +616,8 @@ export const QuotaState: MessageFns<QuotaState> = {
     message.credits = object.credits ?? "0";
     message.hasCredits = object.hasCredits ?? false;
     message.resetsAt = object.resetsAt ?? undefined;
+    message.heldMicros = object.heldMicros ?? undefined;
+    message.held = object.held ?? undefined;
     return message;
   },
 };

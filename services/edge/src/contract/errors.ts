@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+/** The body of every error response (SPEC 7, DESIGN 4). */
+export const errorBodySchema = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    code: z.number().int(),
+    /** The request id, equal to the `x-service-request-id` header. */
+    request_id: z.string(),
+  }),
+});
+export type ErrorBody = z.output<typeof errorBodySchema>;
