@@ -74,11 +74,65 @@ describe('identity routes', () => {
     expect(expectError(await tokenCall(grant, body), 400, 'validation').message).toMatch(message);
   });
 
-  it('logs out: revokes the refresh token and clears the cookie', async () => {
+  it('logs out: revokes the refresh token and clears both cookies', async () => {
     const response = await call(edge.url, '/api/auth/v1/logout', { method: 'POST', body: { refresh_token: 'rt_current' } });
     expect(response.status).toBe(204);
-    expect(response.headers.get('set-cookie')).toMatch(/^service-access-token=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+    expect(response.headers.getSetCookie()).toEqual([
+      'service-access-token=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax',
+      'service-refresh-token=; Max-Age=0; Path=/api/auth/v1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+    ]);
     expect(edge.auth.calls.logout.at(-1)).toEqual({ refreshToken: 'rt_current' });
+  });
+
+  describe('for a browser page: tokens in HttpOnly cookies only', () => {
+    const cookieDelivery = { 'x-service-token-delivery': 'cookie' };
+    const refreshToken = sampleSession('unused').refreshToken;
+
+    it('signs in without putting either token in the body', async () => {
+      const response = await tokenCall('password', { email: 'owner@example.com', password: 'right' }, cookieDelivery);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ token_delivery: 'cookie', expires_in: 900, user: expect.objectContaining({ id: USER_ID }) });
+      expect(response.text).not.toContain(token);
+      expect(response.text).not.toContain(refreshToken);
+      expect(response.headers.getSetCookie()).toEqual([
+        `service-access-token=${token}; Max-Age=900; Path=/; HttpOnly; SameSite=Lax`,
+        `service-refresh-token=${refreshToken}; Max-Age=2592000; Path=/api/auth/v1; HttpOnly; SameSite=Strict`,
+      ]);
+    });
+
+    it('refreshes with the refresh cookie and no body, and answers in cookies again', async () => {
+      const response = await call<Record<string, unknown>>(edge.url, '/api/auth/v1/token?grant_type=refresh_token', {
+        method: 'POST',
+        cookie: 'service-refresh-token=rt_from_cookie',
+        headers: { 'x-service-csrf': '1' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.token_delivery).toBe('cookie');
+      expect(response.body).not.toHaveProperty('refresh_token');
+      expect(edge.auth.calls.refreshSession.at(-1)).toEqual({ refreshToken: 'rt_from_cookie', sourceAddress: expect.any(String) });
+      expect(response.headers.getSetCookie()).toHaveLength(2);
+    });
+
+    it('prefers a refresh token in the body to the cookie, and answers in the body', async () => {
+      const response = await call<Record<string, unknown>>(edge.url, '/api/auth/v1/token?grant_type=refresh_token', {
+        method: 'POST',
+        body: { refresh_token: 'rt_from_body' },
+        cookie: 'service-refresh-token=rt_from_cookie',
+        headers: { 'x-service-csrf': '1' },
+      });
+      expect(response.body.refresh_token).toBe(refreshToken);
+      expect(edge.auth.calls.refreshSession.at(-1)).toMatchObject({ refreshToken: 'rt_from_body' });
+    });
+
+    it('signs out with the refresh cookie', async () => {
+      const response = await call(edge.url, '/api/auth/v1/logout', {
+        method: 'POST',
+        cookie: `service-access-token=${token}; service-refresh-token=rt_signed_in`,
+        headers: { 'x-service-csrf': '1' },
+      });
+      expect(response.status).toBe(204);
+      expect(edge.auth.calls.logout.at(-1)).toEqual({ refreshToken: 'rt_signed_in' });
+    });
   });
 
   it('logs out without a body: only the cookie is cleared', async () => {
