@@ -10,6 +10,7 @@ import type { EdgeDeps } from './deps';
 import { GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
 import { jsonBody } from './http/body';
+import { COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests } from './http/csrf';
 import { renderErrors, unknownRoute } from './http/errors';
 import { assignRequestId } from './http/request-id';
 import { logRequests } from './http/request-log';
@@ -45,6 +46,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
 
   app.use(assignRequestId, logRequests(deps.logger), apiResponseHeaders);
   app.use(GATEWAY_BASE_PATH, presetGatewayHeaders);
+  app.use(COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests);
   app.use(...jsonBody(deps.settings.bodyLimitBytes));
   registerHealthRoutes(app, deps);
   registerIdentityRoutes(app, deps);
