@@ -30,6 +30,15 @@ const SHAPES: Readonly<Record<string, z.ZodRawShape>> = {
 
 export const NODE_IMAGE = 'node:20.20.2-bookworm-slim';
 
+/**
+ * Static files a service serves, built by another workspace in the build
+ * stage (which holds every dev dependency, the bundlers among them) and
+ * copied into the image at the path the service reads them from.
+ */
+const STATIC_ASSETS: Readonly<Record<string, ReadonlyArray<{ workspace: string; output: string }>>> = {
+  edge: [{ workspace: '@gateway/console', output: 'services/console/dist' }],
+};
+
 /** A config shape's default for one of its variables (PORT, METRICS_PORT). */
 export function defaultOf(service: string, variable: string): unknown {
   const field = SHAPES[service]?.[variable];
@@ -41,6 +50,9 @@ export function dockerfile(service: string): string {
   const alsoHolds = commands.length > 0 ? `\n# The image also holds its ${commands.join(' and ')} command${commands.length > 1 ? 's' : ''} (${commands.map((name) => compiledEntry(service, name)).join(', ')}).` : '';
   const files = RUNTIME_FILES[service] ?? [];
   const runtimeFiles = files.length > 0 ? files.map((file) => `COPY ${file} ${file}`).join('\n') : '# (none for this service)';
+  const assets = STATIC_ASSETS[service] ?? [];
+  const buildAssets = assets.map(({ workspace }) => `\nRUN npm run build --workspace ${workspace}`).join('');
+  const copyAssets = assets.map(({ output }) => `\nCOPY --from=build /src/${output} ${output}`).join('');
   return `# syntax=docker/dockerfile:1
 # gateway/${service}: compiled JavaScript on Node, with this service's production
 # dependencies only. Written by deploy/dockerfiles.ts (edit the template there).${alsoHolds}
@@ -65,7 +77,7 @@ COPY tsconfig.base.json ./
 COPY proto/gen proto/gen
 COPY services services
 COPY deploy/build.ts deploy/build.ts
-RUN npx tsx deploy/build.ts ${service}
+RUN npx tsx deploy/build.ts ${service}${buildAssets}
 
 # What the bundle requires at run time: this workspace's production
 # dependencies and its workspace dependencies' (the workspaces themselves are
@@ -81,7 +93,7 @@ FROM \${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules node_modules
-COPY --from=build /src/services/${service}/dist services/${service}/dist
+COPY --from=build /src/services/${service}/dist services/${service}/dist${copyAssets}
 # Read at run time, where the bundle looks for them (deploy/build.ts, RUNTIME_FILES).
 ${runtimeFiles}
 # The image's unprivileged user (uid 1000); the manifests require a non-root uid too.

@@ -106,6 +106,12 @@ describe('npm start (the embedded default)', () => {
       const metrics = await (await fetch(metricsUrl ?? '')).text();
       expect(metrics).toMatch(/^edge_http_duration_count\{[^}]*http_route="\/api\/gateway\/v1\/chat\/completions"[^}]*http_response_status_code="200"[^}]*\} 1$/m);
       expect(findCredentials(metrics)).toEqual([]);
+      // The Console is served from the same door, built at first start when it was not built yet.
+      expect(embedded.output()).toContain(`The Console: http://127.0.0.1:${embedded.port}/console/`);
+      const consolePage = await fetch(`http://127.0.0.1:${embedded.port}/console/`);
+      expect(consolePage.status).toBe(200);
+      expect(consolePage.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await consolePage.text()).toMatch(/<script type="module" crossorigin src="\/console\/assets\/index-[\w-]+\.js"><\/script>/);
       // Only the one-time welcome shows the key: no log line carries it.
       const logLines = embedded.output().split('\n').filter((line) => line.startsWith('{'));
       expect(findCredentials(logLines.join('\n'))).toEqual([]);

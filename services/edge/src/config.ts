@@ -77,6 +77,8 @@ export const edgeConfigShape = {
   PRINCIPAL_CACHE_MAX_ENTRIES: env.positiveInt(10_000),
   /** Namespace of the invalidation channels; auth's PRINCIPAL_EVENTS_PREFIX. */
   PRINCIPAL_EVENTS_PREFIX: z.string().min(1).default('gateway'),
+  /** The built Console (services/console/dist by default), served under /console. */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** host:port of the usage gRPC service. */
   USAGE_ADDRESS: z.string().min(1),
   /** Deadline of a usage report, which reads up to the usage service's SCAN_CAP requests. */
@@ -94,6 +96,8 @@ export interface EdgeSettings {
   cookieSecure: boolean;
   bodyLimitBytes: number;
   trustProxy: TrustProxy;
+  /** The built Console's directory; absent: services/console/dist. */
+  consoleDir?: string;
 }
 
 export function settingsFrom(config: EdgeConfig): EdgeSettings {
@@ -103,6 +107,7 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
     cookieSecure: config.COOKIE_SECURE,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
+    ...(config.CONSOLE_DIR === undefined ? {} : { consoleDir: config.CONSOLE_DIR }),
   };
 }
 

@@ -6,6 +6,7 @@ import { registerAgentRoutes } from './agent/routes';
 import { registerOrganizationAgentRoutes } from './console/agents';
 import { registerKeyRoutes } from './console/keys';
 import { registerQuotaRoutes } from './console/quota';
+import { registerConsoleRoutes } from './console/static';
 import type { EdgeDeps } from './deps';
 import { GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
@@ -56,6 +57,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerAgentRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
+  registerConsoleRoutes(app, deps.settings.consoleDir);
   app.use(unknownRoute);
   app.use(renderErrors(deps.logger));
 

@@ -233,6 +233,7 @@ function printWelcome(baseUrl: string, metricsUrl: string, demo: DemoAccount, da
   }
   lines.push(
     '',
+    `The Console: ${baseUrl}/console/ (sign in as the demo owner: keys, usage and quota).`,
     `The agent API (${baseUrl}/api/agent/...) answers the demo owner once signed in; see README, "The agent API".`,
     `Prometheus metrics: ${metricsUrl}`,
     '',

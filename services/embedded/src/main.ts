@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   const { startEmbedded } = await import('./embedded');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   mkdirSync(config.DATA_DIR, { recursive: true });
+  const { ensureConsoleBuilt } = await import('./console-build');
+  await ensureConsoleBuilt((line) => process.stdout.write(`${line}\n`));
   const embedded = await startEmbedded(config);
   drainOnSignal(
     embedded.logger,
