@@ -13,7 +13,8 @@ const REPOSITORY_ROOT = join(__dirname, '..', '..', '..');
 export function buildConsole(outDir?: string): Promise<void> {
   const args = ['run', 'build', '--workspace', '@gateway/console', ...(outDir ? ['--', '--outDir', outDir, '--emptyOutDir'] : [])];
   return new Promise((resolve, reject) => {
-    const build = spawn('npm', args, { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A production build whatever the caller's NODE_ENV (jest sets `test`, which would keep development code in).
+    const build = spawn('npm', args, { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
     let output = '';
     build.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     build.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
