@@ -288,6 +288,20 @@ describe('the Console in Chromium', () => {
     expect((refused as APIError).status).toBe(401);
   });
 
+  it('renames a key and edits its scopes, keeping it active', async () => {
+    await page.getByRole('button', { name: 'Edit ci-pipeline' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit “ci-pipeline”' });
+    await dialog.getByLabel('Name').fill('ci-pipeline-prod');
+    await dialog.getByRole('checkbox', { name: /usage:read/ }).uncheck();
+    await shot(page, '10-edit');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    const row = page.locator(`tr[data-key-id="${bystanderKeyId}"]`, { hasText: 'ci-pipeline-prod' });
+    await row.waitFor();
+    expect(await row.getByRole('listitem').allInnerTexts()).toEqual(['inference']);
+    const stored = await e2e.auth.db.selectFrom('api_keys').select(['name', 'scopes']).where('id', '=', bystanderKeyId).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ name: 'ci-pipeline-prod', scopes: ['inference'] });
+  });
+
   it('refuses a cross-site form POST that carries the session cookie, and changes nothing', async () => {
     const attack = await newPage(context);
     const target = `${e2e.stack.baseUrl}/api/v1/orgs/${orgId}/keys/${bystanderKeyId}/revoke`;
@@ -316,7 +330,7 @@ describe('the Console in Chromium', () => {
     await page.locator('[data-drawn-range="90d"]').waitFor({ timeout: 120_000 });
     const loadMs = await page.evaluate(() => performance.getEntriesByName('console:usage-chart-drawn')[0]?.startTime ?? -1);
     expect(await figureText(page, 'requests')).toBe(FIGURE_TRACES.toLocaleString('en-US'));
-    await shot(page, '10-usage-90-days');
+    await shot(page, '11-usage-90-days');
     // From another range to 90 days, as a person clicks it.
     await page.getByRole('radio', { name: '7 days' }).check();
     await page.locator('[data-drawn-range="7d"]').waitFor({ timeout: 120_000 });
@@ -378,7 +392,7 @@ describe('a member in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^(Edit|Revoke) / }).count()).toBe(0);
     await page.getByText('Owners and admins create, edit and revoke them.').waitFor();
-    await shot(page, '11-member-keys');
+    await shot(page, '12-member-keys');
     const forced = await page.evaluate(async (org) => {
       const response = await fetch(`/api/v1/orgs/${org}/keys`, {
         method: 'POST',
