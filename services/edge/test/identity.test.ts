@@ -110,12 +110,15 @@ describe('identity endpoints (edge + auth processes)', () => {
     expectError(await refreshGrant(session.refreshToken), 401, 'auth');
   });
 
-  it('signs out: the refresh token stops working and the cookie is cleared', async () => {
+  it('signs out: the refresh token stops working and both cookies are cleared', async () => {
     const session = await signIn(stack.url, owner, { headers: freshSource() });
     const response = await call(stack.url, '/api/auth/v1/logout', { method: 'POST', body: { refresh_token: session.refreshToken } });
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
-    expect(response.headers.get('set-cookie')).toMatch(/^service-access-token=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+    expect(response.headers.getSetCookie()).toEqual([
+      'service-access-token=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax',
+      'service-refresh-token=; Max-Age=0; Path=/api/auth/v1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+    ]);
     expectError(await refreshGrant(session.refreshToken), 401, 'auth');
   });
 
