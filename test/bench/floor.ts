@@ -15,9 +15,6 @@
  * Options: --calls N (back-to-back calls per part, default 3,000),
  * --seconds N (each paced run, default 5), --rates 50,200,1000.
  */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Metadata, credentials, makeGenericClientConstructor, type CallOptions } from '@grpc/grpc-js';
 import { Pool } from 'pg';
@@ -26,9 +23,10 @@ import { createPromiseClient } from '@gateway/lib/grpc';
 import { createRedis } from '@gateway/lib/redis';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import { startService } from '../support/processes';
-import { REPO_ROOT } from '../support/paths';
+import { processCpuMs } from './support/cpu';
 import { ECHO_SERVICE } from './support/echo-service';
 import { prepareBenchEnvironment } from './support/environment';
+import { startHelperProcess } from './support/helper-process';
 import { ratesOption } from './support/options';
 import { runPaced } from './support/load';
 import { machineLine, ms, summarize } from './support/stats';
@@ -49,13 +47,6 @@ const ROUTE_REQUEST = {
   maxOutputTokens: 0,
   parameters: ['model', 'messages'],
 };
-
-/** CPU time (user + system, ms) a process has used, from /proc (Linux). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticksToMs = 10;
-  return (Number(fields[11]) + Number(fields[12])) * ticksToMs;
-}
 
 async function measure(part: string, call: () => Promise<unknown>, serverPid?: number) {
   for (let index = 0; index < WARM_UP_CALLS; index += 1) await call();
@@ -90,33 +81,22 @@ async function measure(part: string, call: () => Promise<unknown>, serverPid?: n
 
 /** CPU this process and the server use from now on, per call, as `client + server`. */
 function cpuMeter(serverPid: number | undefined) {
-  const serverBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
+  const serverBefore = serverPid === undefined ? 0 : (processCpuMs(serverPid) ?? 0);
   const clientBefore = process.cpuUsage();
   return {
     perCall: (calls: number): string => {
       const client = process.cpuUsage(clientBefore);
       const clientMs = ((client.user + client.system) / 1000 / calls).toFixed(3);
-      return serverPid === undefined ? clientMs : `${clientMs} + ${((processCpuMs(serverPid) - serverBefore) / calls).toFixed(3)}`;
+      return serverPid === undefined ? clientMs : `${clientMs} + ${(((processCpuMs(serverPid) ?? 0) - serverBefore) / calls).toFixed(3)}`;
     },
   };
-}
-
-function startEchoServer(): Promise<{ pid: number; port: number; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test/bench/support/echo-server.ts')], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the echo server exited with ${code}`)));
-    child.stdout?.once('data', (chunk: Buffer) => resolve({ pid: child.pid ?? -1, port: Number(chunk.toString().trim()), stop: () => child.kill() }));
-  });
 }
 
 type EchoCall = (request: Buffer, metadata: Metadata, options: CallOptions, callback: (error: Error | null, response?: Buffer) => void) => void;
 
 async function main(): Promise<void> {
   const infra = await prepareBenchEnvironment('floor');
-  const echo = await startEchoServer();
+  const echo = await startHelperProcess('test/bench/support/echo-server.ts');
   const EchoClient = makeGenericClientConstructor(ECHO_SERVICE, 'EchoService');
   const grpcClient = new EchoClient(`127.0.0.1:${echo.port}`, credentials.createInsecure(), { 'grpc.enable_retries': 0, 'grpc.enable_channelz': 0 });
   const invoke = (grpcClient as unknown as { echo: EchoCall }).echo.bind(grpcClient);
@@ -145,7 +125,7 @@ async function main(): Promise<void> {
     routerClient.close();
     await router.stop();
     grpcClient.close();
-    echo.stop();
+    await echo.stop();
     await postgres.end();
     redis.disconnect();
     await infra.stop();

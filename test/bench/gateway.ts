@@ -17,7 +17,6 @@
  * (build, then run the compiled JavaScript the images run, not tsx).
  */
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 import { z } from 'zod';
 import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
 import { connectDatabase } from '@gateway/lib/db';
@@ -26,6 +25,7 @@ import { createTestDatabase } from '../support/databases';
 import { startStack, type Stack } from '../support/stack';
 import { seedCaller } from '../e2e/support/seed';
 import { prepareBenchEnvironment } from './support/environment';
+import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './support/http-target';
 import { ratesOption } from './support/options';
 import { runPaced, type LoadResult, type Send } from './support/load';
 import { machineLine, ms, summarize } from './support/stats';
@@ -52,50 +52,6 @@ const STREAM_RATE = 50;
 
 /** A short chat turn: what most gateway traffic looks like. */
 const MESSAGES = [{ role: 'user', content: 'Hello! Can you tell me what a gateway is, in one sentence?' }];
-
-/** One kind of request to one service, spread over its replicas in turn. */
-interface Target {
-  pools: Pool[];
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-  next(): Pool;
-}
-
-function target(origins: string[], path: string, authorization: string, body: Record<string, unknown>): Target {
-  const pools = origins.map((origin) => new Pool(origin, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000 }));
-  let turn = 0;
-  return {
-    pools,
-    path,
-    headers: { authorization: `Bearer ${authorization}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    next: () => pools[(turn += 1) % pools.length] as Pool,
-  };
-}
-
-/** A whole answer: status 200 and the body read to its end. */
-function completion({ next, path, headers, body }: Target): Send {
-  return async () => {
-    const response = await next().request({ path, method: 'POST', headers, body });
-    await response.body.text();
-    return response.statusCode === 200 ? { ok: true } : { ok: false, reason: `status ${response.statusCode}` };
-  };
-}
-
-/** Time to the first byte of a streamed answer's body; the rest is read but not timed. */
-function firstByte({ next, path, headers, body }: Target, timings: number[]): Send {
-  return async () => {
-    const started = performance.now();
-    const response = await next().request({ path, method: 'POST', headers, body });
-    let first = true;
-    for await (const _chunk of response.body) {
-      if (first) timings.push(performance.now() - started);
-      first = false;
-    }
-    return response.statusCode === 200 ? { ok: true } : { ok: false, reason: `status ${response.statusCode}` };
-  };
-}
 
 interface Comparison {
   rate: number;
@@ -143,7 +99,7 @@ async function main(): Promise<void> {
   const infra = await prepareBenchEnvironment('gateway');
   const database = await createTestDatabase('bench_gateway');
   let stack: Stack | undefined;
-  const pools: Pool[] = [];
+  const targets: HttpTarget[] = [];
   try {
     if (values.compiled) await buildAll();
     stack = await startStack({
@@ -169,13 +125,13 @@ async function main(): Promise<void> {
     if (probe.status !== 200 || !servedModel) throw new Error(`the gateway answered ${probe.status} to the probe call`);
 
     const simulator = new URL(stack.simulatorUrl).origin;
-    const gatewayTarget = (body: Record<string, unknown>) => target(edges, '/api/gateway/v1/chat/completions', caller.key, body);
-    const directTarget = (body: Record<string, unknown>) => target([simulator], '/v1/chat/completions', stack?.managedProviderKey ?? '', body);
+    const gatewayTarget = (body: Record<string, unknown>) => httpTarget(edges, '/api/gateway/v1/chat/completions', bearer(caller.key), body);
+    const directTarget = (body: Record<string, unknown>) => httpTarget([simulator], '/v1/chat/completions', bearer(stack?.managedProviderKey ?? ''), body);
     const gateway = gatewayTarget({ model: 'auto', messages: MESSAGES });
     const direct = directTarget({ model: servedModel, messages: MESSAGES });
     const gatewayStream = gatewayTarget({ model: 'auto', messages: MESSAGES, stream: true });
     const directStream = directTarget({ model: servedModel, messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
-    pools.push(...[gateway, direct, gatewayStream, directStream].flatMap(({ pools: each }) => each));
+    targets.push(gateway, direct, gatewayStream, directStream);
 
     console.log('Warming up (JIT, connection pools, the period\'s quota counters)...');
     await compare(200, 3000, completion(direct), completion(gateway));
@@ -237,7 +193,7 @@ async function main(): Promise<void> {
     ]);
     console.log('Targets: added p50 <= 1.5 ms and p99 <= 10 ms at 200 req/s; 1,000 req/s with zero errors; streaming time to first byte added <= 2 ms.');
   } finally {
-    await Promise.all(pools.map((pool) => pool.close()));
+    await Promise.all(targets.map((target) => target.close()));
     await stack?.stop();
     await database.drop();
     await infra.stop();
