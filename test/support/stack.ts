@@ -21,6 +21,8 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Fixed ports for people; tests use 0 (any free port). */
   ports?: Partial<Record<ServiceName, number>>;
+  /** The model provider edge calls, as its UPSTREAM_BASE_URL (e.g. a benchmark's upstream); the stack's simulator when absent. */
+  upstreamBaseUrl?: string;
   /** A catalog file other than the shipped one (tests use small allowances). */
   catalogPath?: string;
   /** How long each process may take to report `listening` (startService's default when absent). */
@@ -174,7 +176,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ACCESS_TOKEN_SECRET: accessTokenSecret,
       SECRETS_KEY: secretsKey,
       AGENT_ADDRESS: `127.0.0.1:${agentPort}`,
-      UPSTREAM_BASE_URL: `${simulatorUrl}/v1`,
+      UPSTREAM_BASE_URL: options.upstreamBaseUrl ?? `${simulatorUrl}/v1`,
       ...Object.fromEntries(MANAGED_KEY_VARIABLES.map((variable) => [variable, managedProviderKey])),
     });
     await start('agent', {
