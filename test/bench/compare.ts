@@ -1,0 +1,282 @@
+/**
+ * `npm run bench:compare`: this gateway beside Portkey's open-source gateway,
+ * in one run, against the same upstream. It starts a minimal OpenAI-compatible
+ * upstream (its own process), Portkey's gateway (its own process, headless,
+ * production), this gateway's stack as deployed (two edge replicas, every
+ * service its own process, NODE_ENV=production, the log level deploy/base
+ * sets, a Redis of its own) pointed at that upstream, and the embedded mode
+ * (`npm start`, against its own built-in simulator). Then it runs
+ * interleaved rounds, each with:
+ *   (a) 200 req/s non-streamed, open loop: p50/p99 and the latency added over
+ *       calling the upstream directly in the same round;
+ *   (b) a ladder of paced rates: the highest held with no errors and p99 added
+ *       under 25 ms (Portkey and the stack);
+ *   (c) streamed, 50 req/s: time to first byte, added over direct.
+ * Every run reads the CPU of every process from /proc over its window and
+ * divides it by the requests sent, and says how busy the machine was and how
+ * much of that was other users'. Prints each round, then medians over rounds
+ * with our added latency as a ratio to Portkey's in the same round. Asserts
+ * no time; traffic goes only to 127.0.0.1; every process it starts it stops.
+ *
+ * Options: --rounds N (default 3), --seconds N (each run of a and c, default
+ * 10), --step-seconds N (each rung of the ladder, default 5), --ladder
+ * 50,100,... (the rates tried), --embedded false (leave the embedded mode out),
+ * --parts a,c (only some of the three; a profile of the stack at 200 req/s
+ * needs only a), --profile edge,router (run those services of the stack
+ * under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
+ */
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { parseAllDocuments } from 'yaml';
+import { z } from 'zod';
+import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
+import { connectDatabase } from '@gateway/lib/db';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestDatabase } from '../support/databases';
+import { REPO_ROOT } from '../support/paths';
+import { serviceNames, startStack, type ServiceName, type Stack } from '../support/stack';
+import { seedCaller } from '../e2e/support/seed';
+import { holds, measure, type Arena, type Contestant, type ContestantName, type Measured } from './support/contest';
+import { printReport, type Ladder, type Round } from './support/compare-report';
+import { startEmbeddedGateway, type EmbeddedGateway } from './support/embedded';
+import { prepareBenchEnvironment } from './support/environment';
+import { startHelperProcess, type HelperProcess } from './support/helper-process';
+import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './support/http-target';
+import { ratesOption } from './support/options';
+import { portkeyHeaders, startPortkey, type PortkeyGateway } from './support/portkey';
+import { startPrivateRedis, type PrivateRedis } from './support/redis-server';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    'step-seconds': { type: 'string' },
+    ladder: { type: 'string' },
+    embedded: { type: 'string' },
+    parts: { type: 'string' },
+    profile: { type: 'string' },
+  },
+});
+const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
+const seconds = z.coerce.number().positive().default(10).parse(values.seconds);
+const stepSeconds = z.coerce.number().positive().default(5).parse(values['step-seconds']);
+const ladderRates = ratesOption(values.ladder, [50, 100, 200, 300, 400, 500, 600, 700, 800, 1000, 1200, 1400, 1600, 2000]).sort((a, b) => a - b);
+const withEmbedded = z.enum(['true', 'false']).default('true').parse(values.embedded) === 'true';
+const profiled = z
+  .string()
+  .default('')
+  .transform((text) => text.split(',').filter(Boolean))
+  .pipe(z.array(z.enum(serviceNames)))
+  .parse(values.profile);
+const parts = new Set(
+  z
+    .string()
+    .default('a,b,c')
+    .transform((text) => text.split(','))
+    .pipe(z.array(z.enum(['a', 'b', 'c'])).min(1))
+    .parse(values.parts),
+);
+
+const RATE = 200;
+const STREAM_RATE = 50;
+const HOLD_P99_ADDED_MS = 25;
+const EDGE_REPLICAS = 2;
+const WARM_UP_MS = 3000;
+const GATEWAY_PATH = '/api/gateway/v1/chat/completions';
+/** A short chat turn: what most gateway traffic looks like. */
+const MESSAGES = [{ role: 'user', content: 'Hello! Can you tell me what a gateway is, in one sentence?' }];
+/** What edge asks every upstream for on a stream, so every contestant's upstream does the same work. */
+const STREAM_OPTIONS = { stream: true, stream_options: { include_usage: true } };
+
+/** The log level deploy/base gives a service (its ConfigMap's LOG_LEVEL), if it deploys one. */
+function deployedLogLevel(service: ServiceName): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(REPO_ROOT, 'deploy', 'base', `${service}.yaml`), 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const document of parseAllDocuments(text)) {
+    const manifest = document.toJS() as { kind?: string; data?: Record<string, string> } | null;
+    if (manifest?.kind === 'ConfigMap' && manifest.data?.LOG_LEVEL) return manifest.data.LOG_LEVEL;
+  }
+  return undefined;
+}
+
+function contestant(name: ContestantName, json: HttpTarget, stream: HttpTarget, processes: () => Promise<Record<string, number[]>>): Contestant {
+  return { name, json: completion(json), stream: (timings) => firstByte(stream, timings), processes };
+}
+
+/** The Postgres backends serving one database right now (the stack's connections). */
+async function postgresBackends(adminUrl: string, database: string): Promise<number[]> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
+    return rows.map(({ pid }) => pid);
+  } finally {
+    await client.end();
+  }
+}
+
+async function runRound(arena: Arena, order: Contestant[], direct: Contestant): Promise<Round> {
+  const json = new Map<ContestantName, Measured>();
+  const stream = new Map<ContestantName, Measured>();
+  if (parts.has('a')) {
+    console.log(`  (a) ${RATE} req/s non-streamed`);
+    for (const each of [direct, ...order]) json.set(each.name, await measure(arena, each, RATE, seconds * 1000, 'json'));
+  }
+  if (parts.has('c')) {
+    console.log(`  (c) ${STREAM_RATE} req/s streamed`);
+    for (const each of [direct, ...order]) stream.set(each.name, await measure(arena, each, STREAM_RATE, seconds * 1000, 'stream'));
+  }
+  const ladder = parts.has('b') ? await climb(arena, order.filter((each) => each.name !== 'embedded'), direct) : new Map<ContestantName, Ladder>();
+  return { json, stream, ladder };
+}
+
+/** Up the ladder until each contestant fails a rung; its highest is the last rung it held before the first it failed. */
+async function climb(arena: Arena, climbers: Contestant[], direct: Contestant): Promise<Map<ContestantName, Ladder>> {
+  const ladders = new Map<ContestantName, Ladder>(climbers.map((each) => [each.name, { held: undefined, failed: undefined }]));
+  let climbing = [...climbers];
+  for (const rate of ladderRates) {
+    if (climbing.length === 0) break;
+    const directRun = await measure(arena, direct, rate, stepSeconds * 1000, 'json');
+    const line: string[] = [];
+    for (const each of climbing) {
+      const run = await measure(arena, each, rate, stepSeconds * 1000, 'json');
+      const ladder = ladders.get(each.name) as Ladder;
+      if (holds(run, directRun, HOLD_P99_ADDED_MS)) ladder.held = { run, direct: directRun };
+      else ladder.failed = { run, direct: directRun };
+      line.push(`${each.name} ${ladder.failed ? 'failed' : 'held'}`);
+    }
+    console.log(`  (b) ${rate} req/s: ${line.join(', ')}`);
+    climbing = climbing.filter((each) => ladders.get(each.name)?.failed === undefined);
+  }
+  return ladders;
+}
+
+async function main(): Promise<void> {
+  const infra = await prepareBenchEnvironment('compare');
+  const profileDir = join(infra.logDir, 'profiles');
+  const profiling = Object.fromEntries(profiled.map((service) => [service, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]]));
+  let upstream: HelperProcess | undefined;
+  let portkey: PortkeyGateway | undefined;
+  let redis: PrivateRedis | undefined;
+  let stack: Stack | undefined;
+  let embedded: EmbeddedGateway | undefined;
+  const database = await createTestDatabase('bench_compare');
+  const targets: HttpTarget[] = [];
+  try {
+    upstream = await startHelperProcess('test/bench/support/upstream-mock.ts');
+    const upstreamBaseUrl = `http://127.0.0.1:${upstream.port}/v1`;
+    portkey = await startPortkey();
+    redis = await startPrivateRedis();
+    const logLevels = Object.fromEntries(
+      serviceNames.flatMap((service) => {
+        const level = deployedLogLevel(service);
+        return level ? [[service, { LOG_LEVEL: level }]] : [];
+      }),
+    );
+    stack = await startStack({
+      databaseUrl: database.url,
+      redisUrl: redis.url,
+      upstreamBaseUrl,
+      env: { NODE_ENV: 'production' },
+      serviceEnv: logLevels,
+      nodeArgs: profiling,
+      readyTimeoutMs: 120_000,
+    });
+    const edges = [stack.baseUrl];
+    for (let replica = 1; replica < EDGE_REPLICAS; replica += 1) edges.push(`http://127.0.0.1:${(await stack.startReplica('edge')).port}`);
+    if (withEmbedded) embedded = await startEmbeddedGateway();
+
+    const auth = connectDatabase<AuthDatabase>({ kind: 'postgres', url: database.url, poolSize: 1 }, AUTH_SCHEMA);
+    // The largest allowance: a run that queues holds many requests' worst-case cost at once, and must not meet a 402.
+    const caller = await seedCaller(auth.db, Buffer.from(stack.secretsKey, 'hex'), { plan: 'enterprise' });
+    await auth.destroy();
+
+    // One call says which model `auto` is served by; the upstream and Portkey are asked for it by name.
+    const probe = await fetch(`${stack.baseUrl}${GATEWAY_PATH}`, {
+      method: 'POST',
+      headers: { ...bearer(caller.key), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'auto', messages: MESSAGES }),
+    });
+    await probe.text();
+    const servedModel = probe.headers.get('x-service-model');
+    if (probe.status !== 200 || !servedModel) throw new Error(`the gateway answered ${probe.status} to the probe call`);
+
+    const named = { model: servedModel, messages: MESSAGES };
+    const routed = { model: 'auto', messages: MESSAGES };
+    const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
+    const pair = (origins: string[], path: string, headers: Record<string, string>, body: Record<string, unknown>, streamBody: Record<string, unknown>) => {
+      const both = [httpTarget(origins, path, headers, body), httpTarget(origins, path, headers, streamBody)] as const;
+      targets.push(...both);
+      return both;
+    };
+    const stackPids = stack.processes();
+    const gatewayProcesses = async () => {
+      const named: Record<string, number[]> = {};
+      let edgeReplica = 0;
+      for (const service of stackPids) {
+        if (service.name === 'simulator') continue;
+        named[service.name === 'edge' ? `edge#${(edgeReplica += 1)}` : service.name] = [service.pid];
+      }
+      return { ...named, redis: [redis?.pid ?? -1], postgres: await postgresBackends(infra.databaseUrl, new URL(database.url).pathname.slice(1)) };
+    };
+    const direct = contestant('direct', ...pair([upstreamOrigin], '/v1/chat/completions', bearer('bench'), named, { ...named, ...STREAM_OPTIONS }), async () => ({}));
+    const portkeyHeadersFor = { ...bearer('bench'), ...portkeyHeaders(upstreamBaseUrl) };
+    const contestants: Contestant[] = [
+      contestant('portkey', ...pair([portkey.origin], '/v1/chat/completions', portkeyHeadersFor, named, { ...named, ...STREAM_OPTIONS }), async () => ({
+        portkey: [portkey?.pid ?? -1],
+      })),
+      contestant('gateway', ...pair(edges, GATEWAY_PATH, bearer(caller.key), routed, { ...routed, stream: true }), gatewayProcesses),
+    ];
+    if (embedded) {
+      const { pid } = embedded;
+      contestants.push(contestant('embedded', ...pair([embedded.origin], GATEWAY_PATH, bearer(embedded.apiKey), routed, { ...routed, stream: true }), async () => ({ embedded: [pid] })));
+    }
+    const arena: Arena = { contestants: [direct, ...contestants], shared: { upstream: [upstream.pid], generator: [process.pid] } };
+
+    console.log('Warming up (JIT, connection pools, caches, the period\'s quota counters)...');
+    for (const each of arena.contestants) {
+      await measure(arena, each, RATE, WARM_UP_MS, 'json');
+      await measure(arena, each, STREAM_RATE, WARM_UP_MS, 'stream');
+    }
+
+    const results: Round[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      // Each round starts with a different contestant, so no one always runs first (or right after another).
+      const order = contestants.map((_, index) => contestants[(index + round) % contestants.length] as Contestant);
+      console.log(`Round ${round + 1} of ${rounds} (${order.map(({ name }) => name).join(', ')}):`);
+      results.push(await runRound(arena, order, direct));
+    }
+
+    printReport(results, {
+      rate: RATE,
+      streamRate: STREAM_RATE,
+      holdP99AddedMs: HOLD_P99_ADDED_MS,
+      topRung: ladderRates[ladderRates.length - 1] ?? 0,
+      servedModel,
+      edgeReplicas: EDGE_REPLICAS,
+      logLevels: Object.fromEntries(Object.entries(logLevels).map(([service, { LOG_LEVEL }]) => [service, LOG_LEVEL])),
+      runtime: 'TypeScript through tsx (the services have no compiled build yet)',
+      withEmbedded: embedded !== undefined,
+    });
+  } finally {
+    await Promise.all(targets.map((target) => target.close()));
+    await embedded?.stop();
+    await stack?.stop();
+    await portkey?.stop();
+    await upstream?.stop();
+    await redis?.stop();
+    await database.drop();
+    await infra.stop();
+  }
+  if (profiled.length > 0) console.log(`\nCPU profiles of ${profiled.join(', ')} (written as they exited): ${profileDir}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
