@@ -63,6 +63,27 @@ describe('createLogger', () => {
     });
   });
 
+  it("censors an error's secret fields, a response's set-cookie and a child's bindings, and never changes the logged objects", () => {
+    const { logger, lines } = capturedLogger();
+    const opaque = randomBytes(20).toString('base64url');
+    const error = Object.assign(new Error('upstream refused'), { status: 401, config: { url: '/v1', key: opaque }, token: opaque });
+    const logged = { err: error, res: { statusCode: 200, headers: { 'set-cookie': `session=${opaque}`, 'content-type': 'text/plain' } }, body: { password: opaque } };
+    logger.warn(logged, 'call failed');
+    logger.child({ secret: opaque, component: 'auth' }).info('child');
+    logger.child({ component: 'ledger' }).child({ token: opaque, role: 'writer' }).info('grandchild');
+    expect(lines()[0]).toMatchObject({
+      err: { type: 'Error', message: 'upstream refused', status: 401, config: '[REDACTED]', token: '[REDACTED]' },
+      res: { statusCode: 200, headers: { 'set-cookie': '[REDACTED]', 'content-type': 'text/plain' } },
+      body: { password: '[REDACTED]' },
+    });
+    expect(lines()[1]).toMatchObject({ secret: '[REDACTED]', component: 'auth', msg: 'child' });
+    expect(lines()[2]).toMatchObject({ component: 'ledger', token: '[REDACTED]', role: 'writer', msg: 'grandchild' });
+    expect(JSON.stringify(lines())).not.toContain(opaque);
+    expect(logged.body.password).toBe(opaque);
+    expect(logged.res.headers['set-cookie']).toBe(`session=${opaque}`);
+    expect(error.token).toBe(opaque);
+  });
+
   it('masks a credential anywhere else in the line: nested fields, arrays, errors, child loggers', () => {
     const { logger, output } = capturedLogger();
     logger.info({ detail: { note: `presented ${apiKey}` }, seen: [credentials.gatewayToken] }, 'nested');

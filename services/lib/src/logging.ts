@@ -29,13 +29,54 @@ const SECRET_FIELDS = [
   'slack_signing_secret',
   'config',
 ];
-const REDACT_PATHS = [
-  ...SECRET_FIELDS,
-  ...SECRET_FIELDS.map((field) => `*.${field}`),
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-];
+const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set(SECRET_FIELDS);
+/** Headers that are secrets, inside a logged HTTP request (`req.headers`) or response (`res.headers`). */
+const SECRET_HEADERS: Readonly<Record<string, ReadonlySet<string>>> = {
+  req: new Set(['authorization', 'cookie']),
+  res: new Set(['set-cookie']),
+};
+const CENSOR = '[REDACTED]';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value` with those of its own fields that `names` holds censored: a copy if it has one, else `value` itself. */
+function censorFields<T>(value: T, names: ReadonlySet<string>): T {
+  if (!isRecord(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    if (!names.has(key)) continue;
+    copy ??= { ...value };
+    copy[key] = CENSOR;
+  }
+  return (copy ?? value) as T;
+}
+
+/**
+ * The secret fields of one log object censored, at the top level and one
+ * level down, and the secret headers of a logged request or response. The
+ * caller's objects are never changed: what needs censoring is copied. (pino's
+ * own `redact` option does the same with wildcard paths, at about ten times
+ * the cost of the whole rest of a log line, on every line.)
+ */
+function redactSecrets(object: Record<string, unknown>): Record<string, unknown> {
+  let redacted: Record<string, unknown> | undefined;
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    // An error is censored once pino has serialized it (its fields are not its own until then).
+    let censored = key === 'err' ? value : SECRET_FIELD_NAMES.has(key) ? CENSOR : censorFields(value, SECRET_FIELD_NAMES);
+    const headers = SECRET_HEADERS[key];
+    if (headers && isRecord(censored) && isRecord(censored.headers)) {
+      const censoredHeaders = censorFields(censored.headers, headers);
+      if (censoredHeaders !== censored.headers) censored = { ...censored, headers: censoredHeaders };
+    }
+    if (censored === value) continue;
+    redacted ??= { ...object };
+    redacted[key] = censored;
+  }
+  return redacted ?? object;
+}
 
 /**
  * Shapes of credentials this system issues. Any match anywhere in a log line
@@ -65,13 +106,13 @@ export interface LoggerOptions {
 }
 
 export function createLogger({ service, level = 'info', destination }: LoggerOptions): Logger {
-  return pino(
+  const logger = pino(
     {
       level,
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: redactSecrets },
+      serializers: { err: (error: unknown) => censorFields(pino.stdSerializers.err(error as Error), SECRET_FIELD_NAMES) },
       // Every line carries the active trace id, which is also the request id.
       mixin() {
         const span = trace.getActiveSpan();
@@ -85,4 +126,11 @@ export function createLogger({ service, level = 'info', destination }: LoggerOpt
     },
     destination ?? pino.destination({ fd: 1, sync: false }),
   );
+  // A child's bindings are written on each of its lines: censored like a log object, once, when the child is made.
+  // Children inherit this method, and call it with themselves as `this`.
+  const pinoChild = logger.child;
+  logger.child = function redactingChild(this: Logger, bindings, options) {
+    return pinoChild.call(this, redactSecrets(bindings), options);
+  } as Logger['child'];
+  return logger;
 }
