@@ -22,7 +22,7 @@
  * 10), --step-seconds N (each rung of the ladder, default 5), --ladder
  * 50,100,... (the rates tried), --embedded false (leave the embedded mode out),
  * --parts a,c (only some of the three; a profile of the stack at 200 req/s
- * needs only a), --profile edge,router (run those services of the stack
+ * needs only a), --rate N (the rate of a, default 200), --profile edge,router (run those services of the stack
  * under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
  */
 import { parseArgs } from 'node:util';
@@ -56,12 +56,14 @@ const { values } = parseArgs({
     embedded: { type: 'string' },
     parts: { type: 'string' },
     profile: { type: 'string' },
+    rate: { type: 'string' },
   },
 });
 const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
 const seconds = z.coerce.number().positive().default(10).parse(values.seconds);
 const stepSeconds = z.coerce.number().positive().default(5).parse(values['step-seconds']);
 const ladderRates = ratesOption(values.ladder, [50, 100, 200, 300, 400, 500, 600, 700, 800, 1000, 1200, 1400, 1600, 2000]).sort((a, b) => a - b);
+const RATE = z.coerce.number().int().positive().default(200).parse(values.rate);
 const withEmbedded = z.enum(['true', 'false']).default('true').parse(values.embedded) === 'true';
 const profiled = z
   .string()
@@ -78,7 +80,6 @@ const parts = new Set(
     .parse(values.parts),
 );
 
-const RATE = 200;
 const STREAM_RATE = 50;
 const HOLD_P99_ADDED_MS = 25;
 const EDGE_REPLICAS = 2;
