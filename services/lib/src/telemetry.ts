@@ -2,7 +2,6 @@ import { createNoopMeter, type Context, type TextMapGetter } from '@opentelemetr
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -10,9 +9,9 @@ import { ConfigError } from './config';
 import { serveMetrics, type MetricsServer } from './metrics';
 
 /**
- * Starts OpenTelemetry. Must run before the modules it instruments (grpc-js,
- * http) are loaded, which is why every main.ts calls it before importing its
- * server. Every request gets a trace, exported or not: the trace id is the
+ * Starts OpenTelemetry. Must run before the module it instruments (http) is
+ * loaded, which is why every main.ts calls it before importing its server;
+ * gRPC calls are traced by lib's own client and server (grpc/call-spans.ts). Every request gets a trace, exported or not: the trace id is the
  * request id, and every log line carries it. Traces go to the OTLP endpoint
  * of the standard OTEL_EXPORTER_OTLP_* variables when one is set. Metrics
  * are read by Prometheus from the port given to `serveMetrics`.
@@ -33,8 +32,7 @@ export interface Telemetry {
  * W3C trace context, adopted only from internal gRPC calls. A public HTTP
  * request always starts a new trace, so a client cannot choose the request
  * id (edge keeps the caller's traceparent as a link instead). gRPC metadata is
- * recognised by shape: importing grpc-js here would load it before it is
- * instrumented.
+ * recognised by shape, so that this module stays free of grpc-js.
  */
 class InternalTraceContextPropagator extends W3CTraceContextPropagator {
   override extract(context: Context, carrier: unknown, getter: TextMapGetter): Context {
@@ -48,8 +46,6 @@ function isGrpcMetadata(carrier: unknown): boolean {
 
 /** Requests that are not traffic: liveness, readiness and metric scrapes make no traces. */
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-/** grpc.health.v1's methods (kubelet's gRPC probes, edge's /readyz, the agent's status), on both ends. */
-const HEALTH_METHODS = ['Check', 'Watch'];
 
 const pathOf = (url: string | undefined) => (url ?? '').split('?')[0] ?? '';
 
@@ -100,7 +96,7 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
   });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-    instrumentations: [new GrpcInstrumentation({ ignoreGrpcMethods: HEALTH_METHODS }), http],
+    instrumentations: [http],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
     textMapPropagator: new InternalTraceContextPropagator(),

@@ -1,6 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { errorMapping, type DomainError } from '../errors';
 import { durationHistogram } from '../metrics';
+import { rpcAttributes } from './call-spans';
 
 /**
  * Duration of every unary call, on the server (`rpc.server.duration`) and on
@@ -17,8 +18,7 @@ export interface CallTimer {
 
 export function callTimer(side: 'server' | 'client', methodPath: string): CallTimer {
   const histogram = durationHistogram(`rpc.${side}.duration`, `Time to ${side === 'server' ? 'answer' : 'complete'} one gRPC call, by method and outcome.`);
-  const slash = methodPath.lastIndexOf('/');
-  const method: Attributes = { 'rpc.system': 'grpc', 'rpc.service': methodPath.slice(1, slash), 'rpc.method': methodPath.slice(slash + 1) };
+  const method: Attributes = rpcAttributes(methodPath);
   const ok: Attributes = { ...method, 'rpc.grpc.status_code': 0 };
   return {
     succeeded: (startedMs) => histogram.record(performance.now() - startedMs, ok),

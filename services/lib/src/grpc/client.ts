@@ -8,6 +8,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { callTimer } from './call-metrics';
+import { callSpans, endCallSpan } from './call-spans';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { fromGrpcError } from './status';
 
@@ -58,8 +59,6 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   definition: D,
   { serviceName, address, deadlineMs }: ClientOptions,
 ): PromiseClient<D> {
-  // The generated constructor (not a bare Client) is what OpenTelemetry's grpc
-  // instrumentation wraps, so trace context travels in the call's metadata.
   const Constructor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
   const client = new Constructor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
@@ -76,17 +75,23 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   for (const name of Object.keys(definition)) {
     const invoke = (client as unknown as Record<string, UnaryMethod>)[name];
     if (!invoke) throw new Error(`client for ${serviceName} lacks method ${name}`);
-    const timer = callTimer('client', definition[name]?.path ?? `/${serviceName}/${name}`);
+    const path = definition[name]?.path ?? `/${serviceName}/${name}`;
+    const timer = callTimer('client', path);
+    const spans = callSpans(path, address);
     methods[name] = (request: unknown, settings: CallSettings = {}) =>
       new Promise((resolve, reject) => {
         const started = performance.now();
         const options: CallOptions = { deadline: Date.now() + (settings.deadlineMs ?? deadlineMs) };
-        invoke.call(client, request, settings.metadata ?? new Metadata(), options, (error, response) => {
+        const metadata = settings.metadata ?? new Metadata();
+        const span = spans.startClient(metadata);
+        invoke.call(client, request, metadata, options, (error, response) => {
           if (error) {
+            endCallSpan(span, error.code);
             const domain = fromGrpcError(error, serviceName);
             timer.failed(started, domain);
             reject(domain);
           } else {
+            endCallSpan(span, 0);
             timer.succeeded(started);
             resolve(response);
           }

@@ -8,9 +8,11 @@ import {
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import type { HealthImplementation } from 'grpc-health-check';
+import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { toDomainError } from '../errors';
+import { errorMapping, toDomainError } from '../errors';
 import { callTimer } from './call-metrics';
+import { callSpans, endCallSpan } from './call-spans';
 import { monitorHealth, type DependencyCheck } from './health';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
@@ -40,21 +42,29 @@ export function unaryService<D extends UnaryServiceDefinition>(
   const implementation: UntypedServiceImplementation = {};
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
     const handler = handlers[name];
-    const timer = callTimer('server', definition[name]?.path ?? `/unknown/${name}`);
+    const path = definition[name]?.path ?? `/unknown/${name}`;
+    const timer = callTimer('server', path);
+    const spans = callSpans(path);
     implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) => {
       const started = performance.now();
-      handler(call.request, { metadata: call.metadata, deadline: call.getDeadline() }).then(
-        (response) => {
-          callback(null, response);
-          timer.succeeded(started);
-        },
-        (error: unknown) => {
-          const domain = toDomainError(error);
-          timer.failed(started, domain);
-          if (domain.kind === 'internal') logger.error({ err: error, rpc: definition[name]?.path }, 'rpc failed');
-          else if (domain.internalReason) logger.info({ rpc: definition[name]?.path, reason: domain.internalReason }, 'rpc rejected');
-          callback(toGrpcError(domain));
-        },
+      const { span, context: callContext } = spans.startServer(call.metadata);
+      // The handler, and what follows it, in the caller's trace: its logs and its own calls carry the trace id.
+      context.with(callContext, () =>
+        handler(call.request, { metadata: call.metadata, deadline: call.getDeadline() }).then(
+          (response) => {
+            callback(null, response);
+            timer.succeeded(started);
+            endCallSpan(span, 0);
+          },
+          (error: unknown) => {
+            const domain = toDomainError(error);
+            timer.failed(started, domain);
+            endCallSpan(span, errorMapping[domain.kind].grpc);
+            if (domain.kind === 'internal') logger.error({ err: error, rpc: path }, 'rpc failed');
+            else if (domain.internalReason) logger.info({ rpc: path, reason: domain.internalReason }, 'rpc rejected');
+            callback(toGrpcError(domain));
+          },
+        ),
       );
     };
   }

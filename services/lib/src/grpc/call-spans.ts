@@ -1,0 +1,60 @@
+import type { Metadata } from '@grpc/grpc-js';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+
+/**
+ * The trace of every unary call, on both sides, kept by lib's client and
+ * server themselves: a span named `grpc.<service>/<method>` with the
+ * OpenTelemetry RPC attributes, the caller's span context carried in the
+ * call's metadata (W3C `traceparent`), and the server's handler run inside
+ * it, so its logs and its own calls belong to the request's trace. (This is
+ * what OpenTelemetry's gRPC instrumentation did, which also rewrapped each
+ * call's objects and emitters and cost a tenth of a small service's CPU.)
+ */
+export interface CallSpans {
+  /** Client side: a span for one call, whose context goes out in `metadata`. */
+  startClient(metadata: Metadata): Span;
+  /** Server side: the call's span, child of the caller's span context found in `metadata`, and the context to run its handler in. */
+  startServer(metadata: Metadata): { span: Span; context: Context };
+}
+
+const setter: TextMapSetter<Metadata> = { set: (metadata, key, value) => metadata.set(key, value) };
+const getter: TextMapGetter<Metadata> = {
+  get: (metadata, key) => metadata.get(key).map(String),
+  keys: (metadata) => Object.keys(metadata.getMap()),
+};
+const tracer = trace.getTracer('gateway-grpc');
+
+/** `gateway.auth.v1.AuthService` and `Authenticate`, from `/gateway.auth.v1.AuthService/Authenticate`. */
+export function rpcAttributes(methodPath: string): Attributes {
+  const slash = methodPath.lastIndexOf('/');
+  return { 'rpc.system': 'grpc', 'rpc.service': methodPath.slice(1, slash), 'rpc.method': methodPath.slice(slash + 1) };
+}
+
+/** The span names and attributes of one method, built once; `peer` is the client's `host:port`. */
+export function callSpans(methodPath: string, peer?: string): CallSpans {
+  const name = `grpc.${methodPath.slice(1)}`;
+  const colon = peer?.lastIndexOf(':') ?? -1;
+  const peerAttributes: Attributes = peer && colon > 0 ? { 'server.address': peer.slice(0, colon), 'server.port': Number(peer.slice(colon + 1)) } : {};
+  const client = { kind: SpanKind.CLIENT, attributes: { ...rpcAttributes(methodPath), ...peerAttributes } };
+  const server = { kind: SpanKind.SERVER, attributes: rpcAttributes(methodPath) };
+  return {
+    startClient: (metadata) => {
+      const parent = context.active();
+      const span = tracer.startSpan(name, client, parent);
+      propagation.inject(trace.setSpan(parent, span), metadata, setter);
+      return span;
+    },
+    startServer: (metadata) => {
+      const caller = propagation.extract(ROOT_CONTEXT, metadata, getter);
+      const span = tracer.startSpan(name, server, caller);
+      return { span, context: trace.setSpan(caller, span) };
+    },
+  };
+}
+
+/** Ends a call's span with its gRPC status code (0 is OK), marked as an error otherwise. */
+export function endCallSpan(span: Span, statusCode: number): void {
+  span.setAttribute('rpc.grpc.status_code', statusCode);
+  if (statusCode !== 0) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
