@@ -49,6 +49,8 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   app.use(GATEWAY_BASE_PATH, presetGatewayHeaders);
   app.use(COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests);
   app.use(...jsonBody(deps.settings.bodyLimitBytes));
+  // The hot path first: express tries each route in turn until one matches.
+  registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
   registerHealthRoutes(app, deps);
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);
@@ -56,7 +58,6 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerQuotaRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerUsageRoutes(app, deps);
-  registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
   registerConsoleRoutes(app, deps.settings.consoleDir);
   app.use(unknownRoute);
   app.use(renderErrors(deps.logger));
