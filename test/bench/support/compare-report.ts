@@ -52,9 +52,9 @@ const cpuMs = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-
 function spread(values: readonly number[], format: (value: number) => string = ms): string {
   const finite = values.filter(Number.isFinite);
   if (finite.length === 0) return '-';
-  const low = Math.min(...finite);
-  const high = Math.max(...finite);
-  return low === high ? format(low) : `${format(median(finite))} (${format(low)}–${format(high)})`;
+  const low = format(Math.min(...finite));
+  const high = format(Math.max(...finite));
+  return low === high ? low : `${format(median(finite))} (${low}–${high})`;
 }
 
 /** A ratio of ours to Portkey's, only where Portkey's is a positive figure. */
