@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the ts-proto stubs under proto/gen from the .proto files.
+# Regenerates, from the .proto files, the ts-proto stubs and the descriptor set
+# under proto/gen, and each contract's reference under docs/grpc-reference.
 set -euo pipefail
 cd "$(dirname "$0")"
-rm -rf gen
+rm -rf gen ../docs/grpc-reference
 ../node_modules/.bin/buf generate
