@@ -14,6 +14,7 @@ import { errorMapping, toDomainError } from '../errors';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import { monitorHealth, type DependencyCheck } from './health';
+import { addReflection, serviceNameOf } from './reflection';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
 
@@ -103,6 +104,7 @@ export async function startGrpcServer({ host = '127.0.0.1', port, services, heal
   });
   for (const { definition, implementation } of services) server.addService(definition, implementation);
   health.addToServer(server);
+  addReflection(server, services.map(({ definition }) => definition));
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
@@ -141,8 +143,7 @@ export interface ServeOptions<D extends UnaryServiceDefinition> {
 
 /** `gateway.auth.v1.AuthService` from a method path `/gateway.auth.v1.AuthService/Authenticate`. */
 export function grpcServiceName(definition: UnaryServiceDefinition): string {
-  const path = Object.values(definition)[0]?.path ?? '';
-  return path.slice(1, path.lastIndexOf('/'));
+  return serviceNameOf(definition as unknown as ServiceDefinition);
 }
 
 /**
