@@ -39,9 +39,9 @@ describe('deploy/', () => {
     {
       change: 'a value the service rejects',
       path: 'deploy/base/edge.yaml',
-      from: 'QUOTA_RESERVATION_USD: "0.010000"',
-      to: 'QUOTA_RESERVATION_USD: "one cent"',
-      problem: 'deploy/base/edge.yaml: Deployment edge: environment: QUOTA_RESERVATION_USD: must be a USD amount with at most 6 decimal places',
+      from: 'COOKIE_SECURE: "true"',
+      to: 'COOKIE_SECURE: "yes please"',
+      problem: 'deploy/base/edge.yaml: Deployment edge: environment: COOKIE_SECURE: Invalid option: expected one of "true"|"false"',
     },
     {
       change: 'a variable the service does not read',

@@ -2,7 +2,8 @@ import './support/catalog';
 import { issueAgentGatewayToken, issueAgentSecret } from '@gateway/auth/admin';
 import { grantCredits } from '@gateway/ledger/credits';
 import { ledgerKeys, RedisQuotaStore } from '@gateway/ledger/stores';
-import { parseUsd } from '@gateway/lib/money';
+import { worstCaseOf } from '@gateway/lib/catalog';
+import { formatUsd } from '@gateway/lib/money';
 import { createRedis, type Redis } from '@gateway/lib/redis';
 import type OpenAI from 'openai';
 import { testRedisUrl } from '../support/databases';
@@ -14,16 +15,12 @@ import { simulatorDirective, simulatorStats } from './support/simulator';
 
 /**
  * The meters of SPEC 8 through the gateway: the spend allowance and its 402
- * with retry-after, the requests meter of BYOK keys and purchased credits,
- * the legacy meter (legacy credentials measured, never blocked; API keys
- * blocked), and 50 simultaneous requests against an allowance that fits ten
- * reservations.
+ * with retry-after, each call held at its worst-case cost, the requests
+ * meter of BYOK keys and purchased credits, the legacy meter (legacy
+ * credentials measured, never blocked; API keys blocked), and 50
+ * simultaneous requests against an allowance that fits a few worst cases.
  */
 jest.setTimeout(90_000);
-
-/** Small enough for the tiny test plans to take several calls, and below the cost of any call made here. */
-const RESERVATION = '0.000010';
-const reservationMicros = parseUsd(RESERVATION);
 
 let e2e: E2e;
 let redis: Redis;
@@ -32,7 +29,7 @@ beforeAll(async () => {
   e2e = await startE2e('e2e_meters', {
     serviceEnv: {
       // A quota check that timed out would let a call through unchecked (degradation, tested elsewhere): give it ample time.
-      edge: { QUOTA_RESERVATION_USD: RESERVATION, RPC_DEADLINE_MS: '10000' },
+      edge: { RPC_DEADLINE_MS: '10000' },
     },
   });
   redis = createRedis(testRedisUrl());
@@ -68,7 +65,19 @@ function countQuota(headers: Headers) {
   };
 }
 
-const question = (text: string): OpenAI.ChatCompletionCreateParamsNonStreaming => ({ model: 'sim-medium', messages: [{ role: 'user', content: text }] });
+/** A small output limit keeps the worst case of a question within the tiny allowances. */
+const question = (text: string): OpenAI.ChatCompletionCreateParamsNonStreaming => ({
+  model: 'sim-medium',
+  max_tokens: 16,
+  messages: [{ role: 'user', content: text }],
+});
+
+/** What the gateway holds for a call to a named model: the worst case of the body it sends upstream. */
+function worstCaseMicros(body: OpenAI.ChatCompletionCreateParamsNonStreaming): bigint {
+  const model = testCatalog.models.get(body.model);
+  if (!model) throw new Error(`model ${body.model} is not in the test catalog`);
+  return worstCaseOf(body, model).costMicros;
+}
 
 describe('the spend meter', () => {
   it('counts dollars spent in the quota headers and refuses with 402 once the allowance is used up', async () => {
@@ -77,13 +86,16 @@ describe('the spend meter', () => {
     const allowance = planAllowance('e2e_spend_tiny');
     let spent = 0n;
     let refusal: unknown;
+    let worstCase = 0n;
     for (let call = 0; call < 30 && refusal === undefined; call += 1) {
+      const body = question(`Tell me fact number ${call} about owls.`);
+      worstCase = worstCaseMicros(body);
       try {
-        const { response } = await client.chat.completions.create(question(`Tell me fact number ${call} about owls.`)).withResponse();
+        const { response } = await client.chat.completions.create(body).withResponse();
         const headers = response.headers;
         expectHeaderSet(headers);
-        // Admitted only while the reservation still fitted.
-        expect(spent + reservationMicros).toBeLessThanOrEqual(allowance);
+        // Admitted only while the worst case still fitted.
+        expect(spent + worstCase).toBeLessThanOrEqual(allowance);
         spent += usdHeader(headers, 'x-service-cost-usd');
         expect({
           meter: headers.get('x-service-quota-meter'),
@@ -96,8 +108,11 @@ describe('the spend meter', () => {
     }
 
     const headers = expectQuotaRefusal(refusal);
-    // Refused exactly when the next reservation no longer fits.
-    expect(spent + reservationMicros).toBeGreaterThan(allowance);
+    // Refused exactly when the next worst case no longer fits, and the message names both figures.
+    expect(spent + worstCase).toBeGreaterThan(allowance);
+    expect(expectApiError(refusal, 402, 'quota').body.message).toContain(`up to $${formatUsd(worstCase)}`);
+    expect(expectApiError(refusal, 402, 'quota').body.message).toContain(`$${formatUsd(allowance - spent)} of this month's allowance is left`);
+    expect(expectApiError(refusal, 402, 'quota').body.message).toMatch(/max_completion_tokens/);
     expect(usdHeader(headers, 'x-service-quota-spent-usd')).toBe(spent);
     expect(headers.get('x-service-quota-meter')).toBe('spend');
 
@@ -107,18 +122,15 @@ describe('the spend meter', () => {
     expect((await simulatorStats(e2e.stack.simulatorUrl)).requests.chatCompletions).toBe(before);
   });
 
-  it('holds 50 simultaneous requests to what the allowance admits', async () => {
+  it('holds 50 simultaneous requests to what the allowance admits, never past it', async () => {
     const request = {
       model: 'sim-small',
       seed: 5,
+      max_tokens: 10,
       // Slow answers keep the admitted calls in flight together.
       messages: [{ role: 'user' as const, content: `Count to three. ${simulatorDirective({ 'latency-ms': 1000 })}` }],
     };
-    // The same request always costs the same; the bound below needs it to cost at least the reservation.
-    const probe = await e2e.client((await e2e.seed({ plan: 'simulated' })).key).chat.completions.create(request).withResponse();
-    const cost = usdHeader(probe.response.headers, 'x-service-cost-usd');
-    expect(cost).toBeGreaterThanOrEqual(reservationMicros);
-
+    const worstCase = worstCaseMicros(request);
     const caller = await e2e.seed({ plan: 'e2e_concurrency' });
     const client = e2e.client(caller.key);
     const allowance = planAllowance('e2e_concurrency');
@@ -126,26 +138,27 @@ describe('the spend meter', () => {
     const admitted = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.response.headers] : []));
     const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
 
-    // Each admitted call held at least a reservation until it settled at its cost (no less), so no more than allowance / reservation fit.
+    // Each admitted call held its worst case until it settled at its cost (no more), so no more than allowance / worst case fit at once.
     expect(admitted.length).toBeGreaterThanOrEqual(1);
-    expect(admitted.length).toBeLessThanOrEqual(Number(allowance / reservationMicros));
-    for (const headers of admitted) {
+    expect(admitted.length).toBeLessThanOrEqual(Number(allowance / worstCase));
+    const costs = admitted.map((headers) => {
       // Checked and recorded, not let through by a degraded ledger.
       expect({ meter: headers.get('x-service-quota-meter'), metered: headers.get('x-service-metered') }).toEqual({ meter: 'spend', metered: 'true' });
-      expect(usdHeader(headers, 'x-service-cost-usd')).toBe(cost);
-    }
+      const cost = usdHeader(headers, 'x-service-cost-usd');
+      expect(cost).toBeLessThanOrEqual(worstCase);
+      return cost;
+    });
     for (const error of refused) expectQuotaRefusal(error);
-    const spent = BigInt(admitted.length) * cost;
-    // Past the allowance by at most what the calls in flight cost beyond their reservations.
-    expect(spent).toBeLessThanOrEqual(allowance + BigInt(admitted.length) * (cost - reservationMicros));
+    const spent = costs.reduce((sum, cost) => sum + cost, 0n);
+    expect(spent).toBeLessThanOrEqual(allowance);
 
     // The ledger agrees: 50 traces, one charge per admitted call.
     const { traces, entries } = await committedRecords(e2e.ledger.db, caller.organizationId, 50);
     expect(traces.filter((trace) => trace.http_status === 200)).toHaveLength(admitted.length);
     expect(traces.filter((trace) => trace.http_status === 402 && trace.error_class === 'quota')).toHaveLength(refused.length);
     expect(entries.reduce((sum, entry) => sum + BigInt(entry.amount_micros), 0n)).toBe(spent);
-    const after = expectQuotaRefusal(await failure(client.chat.completions.create(request)));
-    expect(usdHeader(after, 'x-service-quota-spent-usd')).toBe(spent);
+    const after = await failure(client.chat.completions.create({ ...request, max_tokens: 4096 }));
+    expect(usdHeader(expectQuotaRefusal(after), 'x-service-quota-spent-usd')).toBe(spent);
   });
 });
 

@@ -1,6 +1,5 @@
 import type { Catalog } from '@gateway/lib/catalog';
 import { drainConfigShape, env } from '@gateway/lib/config';
-import { parseUsd } from '@gateway/lib/money';
 import { z } from 'zod';
 import type { GatewaySettings } from './gateway/deps';
 import { providerConfigShape } from './provider';
@@ -56,18 +55,6 @@ export const edgeConfigShape = {
   CATALOG_PATH: z.string().optional(),
   /** AES-256-GCM key (64 hex characters) that BYOK provider keys are stored under; the auth service's SECRETS_KEY. */
   SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
-  /** Held against a spend allowance while a call is in flight (USD), then settled to the actual cost. */
-  QUOTA_RESERVATION_USD: z
-    .string()
-    .default('0.010000')
-    .transform((value, context) => {
-      try {
-        return parseUsd(value);
-      } catch {
-        context.addIssue({ code: 'custom', message: 'must be a USD amount with at most 6 decimal places' });
-        return z.NEVER;
-      }
-    }),
   /** The ledger record is best-effort: past this the response goes out with x-service-metered: false. */
   RECORD_DEADLINE_MS: env.positiveInt(250),
   /** Carries auth's principal invalidations; without it every gateway call is verified by auth. */
@@ -117,8 +104,8 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
  * key set answers 503 naming it, rather than calling out unauthenticated.
  */
 export function gatewaySettingsFrom(
-  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'QUOTA_RESERVATION_USD' | 'RECORD_DEADLINE_MS'>,
-  catalog: Pick<Catalog, 'providers'>,
+  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'RECORD_DEADLINE_MS'>,
+  catalog: Pick<Catalog, 'providers' | 'models'>,
   environment: NodeJS.ProcessEnv = process.env,
 ): GatewaySettings {
   const managedProviderKeys = new Map<string, string>();
@@ -129,7 +116,7 @@ export function gatewaySettingsFrom(
   return {
     managedProviderKeys,
     secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
-    quotaReservationMicros: config.QUOTA_RESERVATION_USD,
+    models: catalog.models,
     recordDeadlineMs: config.RECORD_DEADLINE_MS,
   };
 }

@@ -138,7 +138,6 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const gatewaySettings = gatewaySettingsFrom(
     {
       SECRETS_KEY: secrets.secretsKey,
-      QUOTA_RESERVATION_USD: 10_000n,
       RECORD_DEADLINE_MS: 250,
     },
     catalog,

@@ -97,9 +97,10 @@ describe.each([
 
     it('admits spend while spent plus held plus the estimate fits the allowance', async () => {
       await stores.quota.rebuild(key, totals({ spend: 700n }));
-      await expect(reserve(hold('a', 'spend', 200n), 1000n)).resolves.toEqual({ kind: 'reserved', counters: { used: 700n, credits: 0n } });
-      await expect(reserve(hold('b', 'spend', 100n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
-      await expect(reserve(hold('c', 'spend', 1n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
+      // Held includes the hold just taken; a refusal reports what the others hold.
+      await expect(reserve(hold('a', 'spend', 200n), 1000n)).resolves.toEqual({ kind: 'reserved', counters: { used: 700n, credits: 0n, held: 200n } });
+      await expect(reserve(hold('b', 'spend', 100n), 1000n)).resolves.toMatchObject({ kind: 'reserved', counters: { held: 300n } });
+      await expect(reserve(hold('c', 'spend', 1n), 1000n)).resolves.toEqual({ kind: 'denied', counters: { used: 700n, credits: 0n, held: 300n } });
       // Fully committed: even a zero estimate is refused.
       await expect(reserve(hold('d', 'spend', 0n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
     });
@@ -132,7 +133,8 @@ describe.each([
       await expect(reserve(hold('b', 'spend', 500n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
       await expect(settle('a', 'spend', 300n, 1000n, '{"n":1}')).resolves.toEqual({
         kind: 'settled',
-        counters: { used: 300n, credits: 0n },
+        // What the other holds in flight add up to once this one is released.
+        counters: { used: 300n, credits: 0n, held: 0n },
         creditsUsed: 0,
       });
       await expect(reserve(hold('c', 'spend', 700n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });

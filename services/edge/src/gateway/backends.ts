@@ -1,5 +1,4 @@
 import type { Logger } from '@gateway/lib/logging';
-import { DomainError } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { LedgerServiceService, QuotaState, RecordRequest, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
@@ -21,10 +20,10 @@ export async function checkQuota(
   logger: Logger,
   subject: Subject,
   requestId: string,
-  estimatedCostMicros: bigint,
+  worstCaseMicros: bigint,
 ): Promise<QuotaOutcome> {
   try {
-    const answer = await ledger.checkQuota({ subject, requestId, estimatedCostMicros: estimatedCostMicros.toString() });
+    const answer = await ledger.checkQuota({ subject, requestId, estimatedCostMicros: worstCaseMicros.toString() });
     return {
       kind: 'checked',
       allowed: answer.allowed,
@@ -36,12 +35,6 @@ export async function checkQuota(
     logger.warn({ err: error }, 'quota check unavailable: serving unmetered');
     return { kind: 'unavailable' };
   }
-}
-
-export function quotaExhausted(retryAfterSeconds: number): DomainError {
-  return new DomainError('quota', 'Monthly allowance exhausted. It resets at the start of the next UTC month.', {
-    retryAfterSeconds,
-  });
 }
 
 export interface PriceInput {

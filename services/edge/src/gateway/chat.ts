@@ -3,7 +3,8 @@ import { toDomainError } from '@gateway/lib/errors';
 import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { requestIdOf } from '../http/locals';
 import type { ProviderRequest } from '../provider';
-import { checkQuota, priceCall, quotaExhausted, recordCall, type QuotaOutcome } from './backends';
+import { quotaRefusal, worstCaseFor } from './admission';
+import { checkQuota, priceCall, recordCall } from './backends';
 import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders, type HeaderFacts } from './headers';
 import { authenticateGatewayCall, modeName, principalName, requireScope, subjectOf } from './principal';
@@ -22,7 +23,7 @@ export const chatCompletionsEndpoint: GatewayEndpoint = {
 
 /**
  * The hot path of DESIGN 1, for any endpoint that translates onto chat
- * completions: authenticate, then quota check and routing side by side, then
+ * completions: authenticate, route, admit by the call's worst-case cost, then
  * the provider, pricing and the ledger record. Facts are gathered as they
  * arrive and the header set is written once from them, at the answer or at
  * the error, so an error at any step still carries the whole truthful header set.
@@ -69,25 +70,24 @@ async function servePrincipal(
     const { body, writer } = endpoint.accept(req.body);
     requestedModel = body.model;
     stream = body.stream === true;
-    const [quota, routed] = await Promise.allSettled([
-      checkQuota(deps.ledger, deps.logger, subjectOf(principal), facts.requestId, deps.settings.quotaReservationMicros),
-      deps.router.route(routeRequestOf(body, principal)),
-    ]);
-    const quotaOutcome: QuotaOutcome = quota.status === 'fulfilled' ? quota.value : { kind: 'unavailable' };
-    if (quotaOutcome.kind === 'checked') {
-      reservationId = quotaOutcome.reservationId;
-      facts.quota = quotaOutcome.quota;
+    // Route first: the served model's prices bound what the call may cost, and that is what it holds.
+    const routed = await deps.router.route(routeRequestOf(body, principal));
+    facts.route = routeFactsOf(routed);
+    const upstreamBody = upstreamBodyOf(body, routed);
+    const worstCase = worstCaseFor(deps.settings.models, routed.model, upstreamBody);
+    const quota = await checkQuota(deps.ledger, deps.logger, subjectOf(principal), facts.requestId, worstCase.costMicros);
+    if (quota.kind === 'checked') {
+      reservationId = quota.reservationId;
+      facts.quota = quota.quota;
+      if (!quota.allowed) throw quotaRefusal(quota.quota, worstCase, quota.retryAfterSeconds);
     }
-    if (routed.status === 'rejected') throw routed.reason;
-    facts.route = routeFactsOf(routed.value);
-    if (quotaOutcome.kind === 'checked' && !quotaOutcome.allowed) throw quotaExhausted(quotaOutcome.retryAfterSeconds);
 
     const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, startedAt, startedMs };
     const upstream: ProviderRequest = {
-      provider: routed.value.provider,
-      apiKey: providerKeyFor(deps.settings, principal, routed.value.provider),
+      provider: routed.provider,
+      apiKey: providerKeyFor(deps.settings, principal, routed.provider),
       mode: modeName(principal),
-      body: upstreamBodyOf(body, routed.value),
+      body: upstreamBody,
     };
     if (stream) await streamCompletion(call, upstream, writer);
     else await completeJson(call, upstream, writer);

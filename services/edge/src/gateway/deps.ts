@@ -1,3 +1,4 @@
+import type { CatalogModel } from '@gateway/lib/catalog';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
 import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
@@ -9,8 +10,8 @@ import type { PrincipalCache } from './principal-cache';
 import type { ProviderKeySettings } from './provider-keys';
 
 export interface GatewaySettings extends ProviderKeySettings {
-  /** Held against a spend allowance while a call is in flight, settled to the actual cost after. */
-  quotaReservationMicros: bigint;
+  /** The catalog's models: the served model's prices and limits bound what a call may cost before it runs. */
+  models: ReadonlyMap<string, CatalogModel>;
   /** The ledger record is best-effort: past this the response goes out unmetered. */
   recordDeadlineMs: number;
 }

@@ -1,3 +1,4 @@
+import type { ChatBodyShape } from '@gateway/lib/catalog';
 import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { RouteRequest, RouteResponse } from '@gateway/proto/gen/gateway/router/v1/router';
 import type { RouteFacts } from './headers';
@@ -27,8 +28,8 @@ export function routeFactsOf(route: RouteResponse): RouteFacts {
 }
 
 /** The body sent upstream: the served model, without the parameters it would reject. */
-export function upstreamBodyOf(body: ChatCompletionBody, route: RouteResponse): Record<string, unknown> {
-  const upstream: Record<string, unknown> = { ...body, model: route.model };
+export function upstreamBodyOf(body: ChatCompletionBody, route: RouteResponse): ChatBodyShape & Record<string, unknown> {
+  const upstream: ChatBodyShape & Record<string, unknown> = { ...body, model: route.model };
   for (const parameter of route.droppedParams) delete upstream[parameter];
   return upstream;
 }

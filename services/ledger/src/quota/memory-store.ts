@@ -34,7 +34,7 @@ export class MemoryQuotaStore implements QuotaStore {
     }
     const counters = this.countersOf(state, hold.meter);
     if (state.holds.has(hold.id)) return Promise.resolve({ kind: 'reserved', counters });
-    const reserved = max(0n, state.reserved[hold.meter]);
+    const reserved = counters.held;
     const fits =
       hold.meter === 'spend'
         ? counters.used + reserved < limit && counters.used + reserved + hold.amount <= limit
@@ -42,7 +42,7 @@ export class MemoryQuotaStore implements QuotaStore {
     if (!fits && enforce) return Promise.resolve({ kind: 'denied', counters });
     state.holds.set(hold.id, { meter: hold.meter, amount: hold.amount, expiresAtMs: hold.expiresAtMs });
     state.reserved[hold.meter] += hold.amount;
-    return Promise.resolve({ kind: 'reserved', counters });
+    return Promise.resolve({ kind: 'reserved', counters: this.countersOf(state, hold.meter) });
   }
 
   settle({ holdId, meter, usage, limit, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
@@ -64,7 +64,7 @@ export class MemoryQuotaStore implements QuotaStore {
 
   counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
     const state = this.periods.get(this.id(key));
-    return Promise.resolve(state && { ...this.countersOf(state, meter), held: max(0n, state.reserved[meter]) });
+    return Promise.resolve(state && this.countersOf(state, meter));
   }
 
   rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {
@@ -90,8 +90,8 @@ export class MemoryQuotaStore implements QuotaStore {
     return `${organizationId}:${period}`;
   }
 
-  private countersOf(state: PeriodState, meter: MeterName): Counters {
-    return { used: state.used[meter], credits: max(0n, state.credits) };
+  private countersOf(state: PeriodState, meter: MeterName): Required<Counters> {
+    return { used: state.used[meter], credits: max(0n, state.credits), held: max(0n, state.reserved[meter]) };
   }
 
   /** Mirrors the expiry of the Redis keys, so a long-running process does not keep every month. */

@@ -32,8 +32,8 @@ function clampedCounter(value: unknown): bigint {
   return read < 0n ? 0n : read;
 }
 
-function countersFrom(used: unknown, credits: unknown): Counters {
-  return { used: clampedCounter(used), credits: clampedCounter(credits) };
+function countersFrom(used: unknown, credits: unknown, held: unknown): Counters {
+  return { used: clampedCounter(used), credits: clampedCounter(credits), held: clampedCounter(held) };
 }
 
 /**
@@ -58,10 +58,10 @@ export class RedisQuotaStore implements QuotaStore {
       ),
       'reserve',
     );
-    const [kind, used, credits] = reply;
+    const [kind, used, credits, held] = reply;
     if (kind === 'missing') return { kind };
     if (kind !== 'reserved' && kind !== 'denied') throw new Error(`unexpected reserve outcome ${String(kind)}`);
-    return { kind, counters: countersFrom(used, credits) };
+    return { kind, counters: countersFrom(used, credits, held) };
   }
 
   async settle({ holdId, meter, usage, limit, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
@@ -75,9 +75,9 @@ export class RedisQuotaStore implements QuotaStore {
       ),
       'settle',
     );
-    const [kind, used, credits, creditsUsed] = reply;
+    const [kind, used, credits, creditsUsed, held] = reply;
     if (kind === 'missing') return { kind };
-    return { kind: 'settled', counters: countersFrom(used, credits), creditsUsed: Number(creditsUsed) };
+    return { kind: 'settled', counters: countersFrom(used, credits, held), creditsUsed: Number(creditsUsed) };
   }
 
   async counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
@@ -85,7 +85,7 @@ export class RedisQuotaStore implements QuotaStore {
     const [used, credits, held] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits', `${meter}_reserved`);
     // Rebuilding writes every field, so a missing one means a missing period.
     if (used === null || used === undefined) return undefined;
-    return { ...countersFrom(used, credits), held: clampedCounter(held) };
+    return countersFrom(used, credits, held);
   }
 
   async rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {

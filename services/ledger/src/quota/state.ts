@@ -7,7 +7,7 @@ export interface Counters {
   /** Micro-dollars spent (`spend`), or requests / messages counted. */
   used: bigint;
   credits: bigint;
-  /** What reservations in flight hold on the meter; read only where it is reported (GetQuota). */
+  /** What reservations in flight hold on the meter, as the store read it with the rest. */
   held?: bigint;
 }
 

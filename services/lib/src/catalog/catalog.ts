@@ -11,6 +11,8 @@ export interface CatalogModel {
   inputMicrosPerMillion: MicroUsd;
   outputMicrosPerMillion: MicroUsd;
   contextWindow: number;
+  /** The most tokens one answer (one choice) can hold. */
+  maxOutputTokens: number;
   unsupportedParams: ReadonlySet<string>;
 }
 
@@ -62,6 +64,7 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
         inputMicrosPerMillion: parseUsd(model.input_usd_per_million_tokens),
         outputMicrosPerMillion: parseUsd(model.output_usd_per_million_tokens),
         contextWindow: model.context_window,
+        maxOutputTokens: model.max_output_tokens ?? model.context_window,
         unsupportedParams: new Set(model.unsupported_params),
       },
     ]),

@@ -1,2 +1,3 @@
 export * from './catalog';
 export * from './schema';
+export * from './worst-case';

@@ -25,6 +25,8 @@ export const modelSchema = z.object({
   input_usd_per_million_tokens: usdAmount,
   output_usd_per_million_tokens: usdAmount,
   context_window: z.number().int().positive(),
+  /** The most tokens one answer can hold; absent, the context window bounds it. */
+  max_output_tokens: z.number().int().positive().optional(),
   /** Body parameters this model rejects with a 400; dropped and flagged instead. */
   unsupported_params: z.array(z.string()).default([]),
 });

@@ -10,6 +10,7 @@ const priced = (inputUsd: string, outputUsd: string): CatalogModel => ({
   inputMicrosPerMillion: parseUsd(inputUsd),
   outputMicrosPerMillion: parseUsd(outputUsd),
   contextWindow: 1000,
+  maxOutputTokens: 1000,
   unsupportedParams: new Set(),
 });
 

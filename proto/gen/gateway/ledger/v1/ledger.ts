@@ -102,8 +102,9 @@ export interface QuotaState {
     | undefined;
   /**
    * What calls in flight hold against the allowance until they settle:
-   * micro-dollars on the spend meter, requests on the others. Reported by
-   * GetQuota; absent where the answer does not say.
+   * micro-dollars on the spend meter, requests on the others, read in the
+   * same atomic step as the other counters. Absent where the answer does not
+   * say.
    */
   heldMicros?: string | undefined;
   held?: string | undefined;
@@ -115,7 +116,12 @@ export interface CheckQuotaRequest {
     | undefined;
   /** The trace id; the reservation is keyed by it. */
   requestId: string;
-  /** What to hold while the call is in flight (spend meter). */
+  /**
+   * What to hold while the call is in flight on the spend meter: the most
+   * the call can cost (its worst case at the served model's prices). The
+   * call is refused, when enforced, unless it fits in what is neither spent
+   * nor held. The requests and legacy meters hold one request instead.
+   */
   estimatedCostMicros: string;
 }
 

@@ -4,7 +4,8 @@
 -- ARGV[1] now (ms), ARGV[2] hold id, ARGV[3] meter, ARGV[4] amount,
 -- ARGV[5] limit, ARGV[6] enforce ("1" or "0"), ARGV[7] hold expiry (ms),
 -- ARGV[8] expiry of the period's keys (ms)
--- Returns {"missing"} or {"reserved"|"denied", used, credits}.
+-- Returns {"missing"} or {"reserved"|"denied", used, credits, held}: held is what holds in flight
+-- on the meter add up to, this one included when it was reserved.
 local counters, holds, expiries = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
@@ -24,9 +25,10 @@ end
 local meter = ARGV[3]
 local used = redis.call('HGET', counters, meter .. '_used') or '0'
 local credits = redis.call('HGET', counters, 'credits') or '0'
-if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits} end
+local held = redis.call('HGET', counters, meter .. '_reserved') or '0'
+if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits, held} end
 
-local reserved = math.max(0, tonumber(redis.call('HGET', counters, meter .. '_reserved') or '0'))
+local reserved = math.max(0, tonumber(held))
 local amount, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
 local fits
 if meter == 'spend' then
@@ -36,11 +38,11 @@ else
   -- Each held request ends up as one request of the limit or one credit.
   fits = reserved < math.max(0, limit - tonumber(used)) + tonumber(credits)
 end
-if not fits and ARGV[6] == '1' then return {'denied', used, credits} end
+if not fits and ARGV[6] == '1' then return {'denied', used, credits, held} end
 
 redis.call('HSET', holds, ARGV[2], meter .. ':' .. ARGV[4])
 redis.call('ZADD', expiries, ARGV[7], ARGV[2])
 redis.call('HINCRBY', counters, meter .. '_reserved', ARGV[4])
 redis.call('PEXPIREAT', holds, ARGV[8])
 redis.call('PEXPIREAT', expiries, ARGV[8])
-return {'reserved', used, credits}
+return {'reserved', used, credits, redis.call('HGET', counters, meter .. '_reserved')}
