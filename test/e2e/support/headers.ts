@@ -23,8 +23,8 @@ const ALWAYS_PRESENT_HEADERS = [
 ] as const;
 
 const BASELINE_HEADERS = ['x-service-baseline-model', 'x-service-baseline-reason', 'x-service-baseline-usd'] as const;
-const SPEND_HEADERS = ['x-service-quota-allowance-usd', 'x-service-quota-spent-usd', 'x-service-quota-remaining-usd'] as const;
-const COUNT_HEADERS = ['x-service-quota-limit', 'x-service-quota-used', 'x-service-quota-remaining'] as const;
+const SPEND_HEADERS = ['x-service-quota-allowance-usd', 'x-service-quota-spent-usd', 'x-service-quota-remaining-usd', 'x-service-quota-held-usd'] as const;
+const COUNT_HEADERS = ['x-service-quota-limit', 'x-service-quota-used', 'x-service-quota-remaining', 'x-service-quota-held'] as const;
 
 /** What the price and the ledger record decide: known only at the end of a stream, so sent there as trailers (DESIGN 4). */
 export const STREAM_TRAILER_HEADERS = [

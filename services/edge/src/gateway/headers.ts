@@ -122,11 +122,13 @@ export function quotaHeaders(quota: QuotaState | undefined): Record<string, stri
     headers['x-service-quota-allowance-usd'] = formatUsd(BigInt(quota.allowanceMicros));
     headers['x-service-quota-spent-usd'] = formatUsd(BigInt(quota.spentMicros));
     headers['x-service-quota-remaining-usd'] = formatUsd(BigInt(quota.remainingMicros));
+    if (quota.heldMicros !== undefined) headers['x-service-quota-held-usd'] = formatUsd(BigInt(quota.heldMicros));
   } else {
     headers['x-service-quota-limit'] = quota.limit;
     headers['x-service-quota-used'] = quota.used;
     headers['x-service-quota-remaining'] = quota.remaining;
     if (quota.hasCredits) headers['x-service-quota-credits'] = quota.credits;
+    if (quota.held !== undefined) headers['x-service-quota-held'] = quota.held;
   }
   if (quota.resetsAt) headers['x-service-quota-resets'] = quota.resetsAt.toISOString();
   return headers;
