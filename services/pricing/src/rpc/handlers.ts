@@ -2,10 +2,9 @@ import type { UnaryHandlers } from '@gateway/lib/grpc';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { parseInput } from '@gateway/lib/validation';
 import { z } from 'zod';
+import { MAX_TOKENS, priceBookFromCatalog, priceRequest, type BaselineReasonName } from '@gateway/lib/pricing';
 import type { PricingDeps } from '../deps';
-import { MAX_TOKENS } from '../pricing/cost';
 import { listModels } from '../pricing/models';
-import { priceRequest, type BaselineReasonName } from '../pricing/price';
 
 /** int64 token counts arrive as decimal strings. */
 const tokenCount = z
@@ -32,9 +31,10 @@ type PricingHandlers = UnaryHandlers<typeof PricingServiceService>;
 
 export function pricingHandlers({ catalog }: PricingDeps): PricingHandlers {
   const models = listModels(catalog);
+  const book = priceBookFromCatalog(catalog);
   return {
     price: async (request) => {
-      const result = priceRequest(catalog, parseInput(priceRequestSchema, request));
+      const result = priceRequest(book, parseInput(priceRequestSchema, request));
       return {
         priced: result.priced,
         costMicros: result.costMicros.toString(),

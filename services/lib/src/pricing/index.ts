@@ -1,0 +1,3 @@
+export * from './cost';
+export * from './price';
+export * from './price-book';
