@@ -23,6 +23,7 @@ import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db'
 import { createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import { freePort } from '@gateway/lib/net';
+import { priceListSource } from '@gateway/pricing/price-list';
 import { startPricingServer } from '@gateway/pricing/server';
 import { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
@@ -100,7 +101,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       databaseCheck,
     ),
     startRouterServer({ catalog, logger: logger.child({ component: 'router' }) }, grpcListen, []),
-    startPricingServer({ catalog, logger: logger.child({ component: 'pricing' }) }, grpcListen, []),
+    startPricingServer({ prices: priceListSource(catalog), logger: logger.child({ component: 'pricing' }) }, grpcListen, []),
     startLedgerServer(
       { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: logger.child({ component: 'ledger' }) },
       grpcListen,

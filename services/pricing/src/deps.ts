@@ -1,8 +1,8 @@
-import type { Catalog } from '@gateway/lib/catalog';
 import type { Logger } from '@gateway/lib/logging';
+import type { PriceListSource } from './pricing/price-list';
 
-/** Everything pricing depends on: the catalog, loaded and checked before it starts. */
+/** Everything pricing depends on: the price list in force (from a catalog loaded and checked before it starts). */
 export interface PricingDeps {
-  catalog: Catalog;
+  prices: PriceListSource;
   logger: Logger;
 }

@@ -8,10 +8,23 @@ runService({
   async start(config, { logger }) {
     // Loaded after telemetry so grpc-js is instrumented.
     const { loadCatalog } = await import('@gateway/lib/catalog');
+    const { DEFAULT_CATALOG_PATH } = await import('@gateway/lib/catalog');
     const { startPricingServer } = await import('./server');
+    const { priceListSource } = await import('./pricing/price-list');
+    const { watchCatalogFile } = await import('./pricing/catalog-watch');
 
-    const catalog = loadCatalog(config.CATALOG_PATH);
-    const server = await startPricingServer({ catalog, logger }, { host: config.HOST, port: config.PORT }, []);
-    return { port: server.grpc.port, announce: { catalog: catalog.version, prices_as_of: catalog.pricesAsOf }, stop: (graceMs) => server.stop(graceMs) };
+    const catalogPath = config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH;
+    const catalog = loadCatalog(catalogPath);
+    const prices = priceListSource(catalog);
+    const stopWatching = watchCatalogFile(catalogPath, prices, logger);
+    const server = await startPricingServer({ prices, logger }, { host: config.HOST, port: config.PORT }, []);
+    return {
+      port: server.grpc.port,
+      announce: { catalog: catalog.version, prices_as_of: catalog.pricesAsOf, price_list: prices.current().book.version },
+      stop: async (graceMs) => {
+        stopWatching();
+        await server.stop(graceMs);
+      },
+    };
   },
 });

@@ -6,14 +6,14 @@ import { pricingHandlers } from './rpc/handlers';
 export const PRICING_HEALTH_NAME = grpcServiceName(PricingServiceService);
 
 /**
- * Price and ListModels on one gRPC server. The catalog, its only dependency,
- * is loaded and checked before this is called, so with no further checks the
- * server is SERVING from its first answer.
+ * Price, ListModels and WatchPriceList on one gRPC server. The catalog, its
+ * only dependency, is loaded and checked before this is called, so with no
+ * further checks the server is SERVING from its first answer.
  */
 export function startPricingServer(
   deps: PricingDeps,
   listen: { host: string; port: number },
   dependencyChecks: DependencyCheck[],
-): Promise<ServiceServer> {
+): Promise<ServiceServer<typeof PricingServiceService>> {
   return serveService({ definition: PricingServiceService, handlers: pricingHandlers(deps), dependencyChecks, listen, logger: deps.logger });
 }

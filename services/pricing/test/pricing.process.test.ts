@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_CATALOG_PATH, loadCatalog } from '@gateway/lib/catalog';
 import { DomainError } from '@gateway/lib/errors';
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
-import { BaselineReason, PricingServiceService, type PriceRequest } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { BaselineReason, PricingServiceService, type PriceList, type PriceRequest } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { healthStatus } from '../../../test/support/health';
 import { runToExit, startService, type ServiceProcess } from '../../../test/support/processes';
 import { PRICING_HEALTH_NAME } from '../src/server';
@@ -61,6 +61,7 @@ describe('pricing process over gRPC', () => {
       baseline: { model: 'sim-reasoning', reason: BaselineReason.BASELINE_REASON_PLAN_CEILING, costMicros: baselineCost },
       savingsMicros: String(BigInt(baselineCost) - BigInt(cost)),
       savingsEstimatePct: 90,
+      priceListVersion: expect.stringMatching(/^sha256:[0-9a-f]{16}$/),
     });
   });
 
@@ -95,6 +96,52 @@ describe('pricing process over gRPC', () => {
   it('drains on SIGTERM and exits 0', async () => {
     const spare = await startService({ name: 'pricing', entry: ENTRY, env: {} });
     await expect(spare.stop()).resolves.toBe(0);
+  });
+});
+
+describe('pricing process publishing its price list', () => {
+  let folder: string;
+  let path: string;
+  let pricing: ServiceProcess;
+  let client: PromiseClient<typeof PricingServiceService>;
+  const shipped = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8')) as { models: Array<{ id: string; output_usd_per_million_tokens: string }> };
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'pricing-catalog-'));
+    path = join(folder, 'catalog.json');
+    writeFileSync(path, JSON.stringify(shipped));
+    pricing = await startService({ name: 'pricing', entry: ENTRY, env: { CATALOG_PATH: path } });
+    client = createPromiseClient(PricingServiceService, { serviceName: 'pricing', address: pricing.address, deadlineMs: 5000 });
+  });
+
+  afterAll(async () => {
+    client.close();
+    await pricing.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('streams the list in force, then a new version when the catalog file changes its prices, which Price then answers with', async () => {
+    const abort = new AbortController();
+    const versions = client.watchPriceList({}, { signal: abort.signal })[Symbol.asyncIterator]();
+    const nextList = async (): Promise<PriceList | undefined> => {
+      const next = await versions.next();
+      return next.done ? undefined : next.value.priceList;
+    };
+    const first = await nextList();
+    const small = first?.models.find(({ model }) => model === 'sim-small');
+    expect(first?.version).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(small).toBeDefined();
+    expect((await client.price(priceRequest({}))).priceListVersion).toBe(first?.version);
+
+    const changed = { ...shipped, models: shipped.models.map((model) => (model.id === 'sim-small' ? { ...model, output_usd_per_million_tokens: '123.00' } : model)) };
+    writeFileSync(path, JSON.stringify(changed));
+    const second = await nextList();
+    expect(second?.version).not.toBe(first?.version);
+    expect(second?.models.find(({ model }) => model === 'sim-small')?.outputMicrosPerMillionTokens).toBe('123000000');
+    const priced = await client.price(priceRequest({ inputTokens: '0', outputTokens: '1000000' }));
+    expect(priced).toMatchObject({ costMicros: '123000000', priceListVersion: second?.version });
+    abort.abort();
+    await expect(versions.next()).resolves.toMatchObject({ done: true });
   });
 });
 

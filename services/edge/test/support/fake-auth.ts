@@ -1,4 +1,4 @@
-import type { PromiseClient, UnaryServiceDefinition } from '@gateway/lib/grpc';
+import type { PromiseClient, RpcServiceDefinition } from '@gateway/lib/grpc';
 import {
   ApiKeyStatus,
   Role,
@@ -96,7 +96,7 @@ export function sampleSession(accessToken: string): Session {
 }
 
 /** A client whose every call fails loudly: for suites that must not reach that backend. */
-function unexpectedClient<D extends UnaryServiceDefinition>(serviceName: string, definition: D): PromiseClient<D> {
+function unexpectedClient<D extends RpcServiceDefinition>(serviceName: string, definition: D): PromiseClient<D> {
   const methods: Record<string, unknown> = { isConnected: () => true, close: () => undefined };
   for (const name of Object.keys(definition)) {
     methods[name] = () => Promise.reject(new Error(`unexpected call to ${serviceName}.${name}`));

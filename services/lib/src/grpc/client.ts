@@ -5,11 +5,12 @@ import {
   makeGenericClientConstructor,
   type ServiceDefinition,
   type CallOptions,
+  type ClientReadableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
-import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
+import type { RequestOf, ResponseOf, RpcServiceDefinition } from './methods';
 import { fromGrpcError } from './status';
 
 export interface CallSettings {
@@ -18,9 +19,22 @@ export interface CallSettings {
   metadata?: Metadata;
 }
 
-/** A promise-returning client: one method per RPC, each with a deadline. */
+/** A long-lived stream has no deadline: it lasts until the server ends it or the caller aborts. */
+export interface StreamSettings {
+  metadata?: Metadata;
+  signal?: AbortSignal;
+}
+
+/**
+ * A promise-returning client: one method per RPC, each unary call with a
+ * deadline; a server-streaming RPC gives an async iterable of its responses
+ * that ends when the server ends the stream (or the caller aborts) and throws
+ * the mapped DomainError when the stream fails.
+ */
 export type PromiseClient<D> = {
-  [K in keyof D]: (request: RequestOf<D[K]>, settings?: CallSettings) => Promise<ResponseOf<D[K]>>;
+  [K in keyof D]: D[K] extends { responseStream: true }
+    ? (request: RequestOf<D[K]>, settings?: StreamSettings) => AsyncIterable<ResponseOf<D[K]>>
+    : (request: RequestOf<D[K]>, settings?: CallSettings) => Promise<ResponseOf<D[K]>>;
 } & {
   /** Whether the channel holds a live connection to the service right now (no call is made). */
   isConnected(): boolean;
@@ -55,7 +69,7 @@ const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] 
  * deadline and every failure comes back as the DomainError of the server, or
  * as `timeout` / `unavailable` when the service did not answer.
  */
-export function createPromiseClient<D extends UnaryServiceDefinition>(
+export function createPromiseClient<D extends RpcServiceDefinition>(
   definition: D,
   { serviceName, address, deadlineMs }: ClientOptions,
 ): PromiseClient<D> {
@@ -68,6 +82,7 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   });
   type UnaryCallback = (error: ServiceError | null, response?: unknown) => void;
   type UnaryMethod = (request: unknown, metadata: Metadata, options: CallOptions, callback: UnaryCallback) => void;
+  type StreamMethod = (request: unknown, metadata: Metadata, options: CallOptions) => ClientReadableStream<unknown>;
   const methods: Record<string, unknown> = {
     isConnected: () => client.getChannel().getConnectivityState(false) === connectivityState.READY,
     close: () => client.close(),
@@ -75,6 +90,12 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
   for (const name of Object.keys(definition)) {
     const invoke = (client as unknown as Record<string, UnaryMethod>)[name];
     if (!invoke) throw new Error(`client for ${serviceName} lacks method ${name}`);
+    if (definition[name]?.responseStream) {
+      const open = invoke as unknown as StreamMethod;
+      methods[name] = (request: unknown, settings: StreamSettings = {}) =>
+        readStream(() => open.call(client, request, settings.metadata ?? new Metadata(), {}), serviceName, settings.signal);
+      continue;
+    }
     const path = definition[name]?.path ?? `/${serviceName}/${name}`;
     const timer = callTimer('client', path);
     const spans = callSpans(path, address);
@@ -99,4 +120,21 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
       });
   }
   return methods as PromiseClient<D>;
+}
+
+/** A grpc-js response stream as an async iterable: cancelled when the caller aborts or stops reading, failures mapped. */
+async function* readStream(open: () => ClientReadableStream<unknown>, serviceName: string, signal: AbortSignal | undefined): AsyncIterable<unknown> {
+  if (signal?.aborted) return;
+  const call = open();
+  const cancel = () => call.cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    for await (const response of call) yield response;
+  } catch (error) {
+    if (signal?.aborted) return;
+    throw fromGrpcError(error as ServiceError, serviceName);
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    call.cancel();
+  }
 }

@@ -3,6 +3,7 @@ import {
   ServerCredentials,
   type Metadata,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type ServiceDefinition,
   type UntypedServiceImplementation,
   type sendUnaryData,
@@ -10,12 +11,12 @@ import {
 import type { HealthImplementation } from 'grpc-health-check';
 import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { errorMapping, toDomainError } from '../errors';
+import { errorMapping, toDomainError, type DomainError } from '../errors';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import { monitorHealth, type DependencyCheck } from './health';
 import { addReflection, serviceNameOf } from './reflection';
-import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
+import type { RequestOf, ResponseOf, RpcServiceDefinition, UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
 
 export interface CallContext {
@@ -28,6 +29,19 @@ export interface CallContext {
 /** One async function per RPC of a ts-proto service definition. */
 export type UnaryHandlers<D> = {
   [K in keyof D]: (request: RequestOf<D[K]>, context: CallContext) => Promise<ResponseOf<D[K]>>;
+};
+
+export interface StreamContext extends CallContext {
+  /** Aborted when the caller cancels the stream or goes away: the handler's iterable must then end. */
+  signal: AbortSignal;
+}
+
+/** A server-streaming RPC: every value the iterable yields is sent, and the stream ends when it does. */
+export type StreamHandler<M> = (request: RequestOf<M>, context: StreamContext) => AsyncIterable<ResponseOf<M>>;
+
+/** Handlers of a service with unary and server-streaming RPCs. */
+export type ServiceHandlers<D> = {
+  [K in keyof D]: D[K] extends { responseStream: true } ? StreamHandler<D[K]> : UnaryHandlers<Pick<D, K>>[K];
 };
 
 /**
@@ -46,6 +60,7 @@ export function unaryService<D extends UnaryServiceDefinition>(
     const path = definition[name]?.path ?? `/unknown/${name}`;
     const timer = callTimer('server', path);
     const spans = callSpans(path);
+    const failed = reportFailure(logger, path);
     implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) => {
       const started = performance.now();
       const { span, context: callContext } = spans.startServer(call.metadata);
@@ -58,11 +73,9 @@ export function unaryService<D extends UnaryServiceDefinition>(
             endCallSpan(span, 0);
           },
           (error: unknown) => {
-            const domain = toDomainError(error);
+            const domain = failed(error);
             timer.failed(started, domain);
             endCallSpan(span, errorMapping[domain.kind].grpc);
-            if (domain.kind === 'internal') logger.error({ err: error, rpc: path }, 'rpc failed');
-            else if (domain.internalReason) logger.info({ rpc: path, reason: domain.internalReason }, 'rpc rejected');
             callback(toGrpcError(domain));
           },
         ),
@@ -70,6 +83,49 @@ export function unaryService<D extends UnaryServiceDefinition>(
     };
   }
   return implementation;
+}
+
+/** Logs a handler's failure once (unexpected: error; refused with a reason: info) and gives its domain error. */
+function reportFailure(logger: Logger, path: string): (error: unknown) => DomainError {
+  return (error) => {
+    const domain = toDomainError(error);
+    if (domain.kind === 'internal') logger.error({ err: error, rpc: path }, 'rpc failed');
+    else if (domain.internalReason) logger.info({ rpc: path, reason: domain.internalReason }, 'rpc rejected');
+    return domain;
+  };
+}
+
+/** Sends what a stream handler yields until it ends, the caller cancels, or it throws (the mapped status). */
+function streamingMethod<M>(handler: StreamHandler<M>, path: string, logger: Logger) {
+  const failed = reportFailure(logger, path);
+  return (call: ServerWritableStream<RequestOf<M>, unknown>) => {
+    const abort = new AbortController();
+    call.on('cancelled', () => abort.abort());
+    const send = async () => {
+      for await (const response of handler(call.request, { metadata: call.metadata, deadline: call.getDeadline(), signal: abort.signal })) {
+        if (abort.signal.aborted) return;
+        call.write(response);
+      }
+      call.end();
+    };
+    send().catch((error: unknown) => {
+      if (!abort.signal.aborted) call.emit('error', toGrpcError(failed(error)));
+    });
+  };
+}
+
+/** Unary and server-streaming handlers adapted to grpc-js, with the same error mapping. */
+export function rpcService<D extends RpcServiceDefinition>(definition: D, handlers: ServiceHandlers<D>, logger: Logger): UntypedServiceImplementation {
+  const unary: Record<string, UnaryHandlers<UnaryServiceDefinition>[string]> = {};
+  const implementation: UntypedServiceImplementation = {};
+  for (const name of Object.keys(definition) as Array<keyof D & string>) {
+    const method = definition[name];
+    if (!method) continue;
+    if (method.responseStream) implementation[name] = streamingMethod(handlers[name] as StreamHandler<typeof method>, method.path, logger);
+    else unary[name] = handlers[name] as UnaryHandlers<UnaryServiceDefinition>[string];
+  }
+  const unaryDefinition = Object.fromEntries(Object.entries(definition).filter(([, method]) => !method.responseStream)) as UnaryServiceDefinition;
+  return { ...unaryService(unaryDefinition, unary, logger), ...implementation };
 }
 
 export interface GrpcServerOptions {
@@ -126,15 +182,17 @@ export async function startGrpcServer({ host = '127.0.0.1', port, services, heal
   };
 }
 
-export interface ServiceServer {
+export interface ServiceServer<D extends RpcServiceDefinition = RpcServiceDefinition> {
   grpc: RunningGrpcServer;
+  /** The handlers behind the port, for callers in the same process (lib's in-process transport). */
+  handlers: ServiceHandlers<D>;
   /** Stops health probing, then the server: in-flight calls finish first, for up to graceMs. */
   stop(graceMs?: number): Promise<void>;
 }
 
-export interface ServeOptions<D extends UnaryServiceDefinition> {
+export interface ServeOptions<D extends RpcServiceDefinition> {
   definition: D;
-  handlers: UnaryHandlers<D>;
+  handlers: ServiceHandlers<D>;
   /** What must answer for the service to report SERVING. */
   dependencyChecks: DependencyCheck[];
   listen: { host: string; port: number };
@@ -142,7 +200,7 @@ export interface ServeOptions<D extends UnaryServiceDefinition> {
 }
 
 /** `gateway.auth.v1.AuthService` from a method path `/gateway.auth.v1.AuthService/Authenticate`. */
-export function grpcServiceName(definition: UnaryServiceDefinition): string {
+export function grpcServiceName(definition: RpcServiceDefinition): string {
   return serviceNameOf(definition as unknown as ServiceDefinition);
 }
 
@@ -150,22 +208,23 @@ export function grpcServiceName(definition: UnaryServiceDefinition): string {
  * One service on its own gRPC server, with a `grpc.health.v1` that reports
  * its real dependency state under both the overall and the service's name.
  */
-export async function serveService<D extends UnaryServiceDefinition>({
+export async function serveService<D extends RpcServiceDefinition>({
   definition,
   handlers,
   dependencyChecks,
   listen,
   logger,
-}: ServeOptions<D>): Promise<ServiceServer> {
+}: ServeOptions<D>): Promise<ServiceServer<D>> {
   const monitor = monitorHealth([grpcServiceName(definition)], dependencyChecks, logger);
   const grpc = await startGrpcServer({
     ...listen,
-    services: [{ definition: definition as unknown as ServiceDefinition, implementation: unaryService(definition, handlers, logger) }],
+    services: [{ definition: definition as unknown as ServiceDefinition, implementation: rpcService(definition, handlers, logger) }],
     health: monitor.health,
   });
   await monitor.refresh();
   return {
     grpc,
+    handlers,
     stop: async (graceMs) => {
       monitor.stop();
       await grpc.shutdown(graceMs);

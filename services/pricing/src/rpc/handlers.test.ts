@@ -4,11 +4,12 @@ import { loadCatalog } from '@gateway/lib/catalog';
 import { DomainError } from '@gateway/lib/errors';
 import { createLogger } from '@gateway/lib/logging';
 import { BaselineReason, type PriceRequest } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { priceListSource } from '../pricing/price-list';
 import { pricingHandlers } from './handlers';
 
 const silent = createLogger({ service: 'test', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
 const catalog = loadCatalog();
-const handlers = pricingHandlers({ catalog, logger: silent });
+const handlers = pricingHandlers({ prices: priceListSource(catalog), logger: silent });
 const context = { metadata: new Metadata(), deadline: Infinity };
 
 const request = (overrides: Partial<PriceRequest>): PriceRequest => ({
@@ -37,7 +38,7 @@ describe('Price handler', () => {
 
   it('leaves the baseline out when there is none', async () => {
     const response = await handlers.price(request({ servedModel: 'not-in-catalog' }), context);
-    expect(response).toEqual({ priced: false, costMicros: '0', baseline: undefined, savingsMicros: '0', savingsEstimatePct: 90 });
+    expect(response).toEqual({ priced: false, costMicros: '0', baseline: undefined, savingsMicros: '0', savingsEstimatePct: 90, priceListVersion: expect.stringMatching(/^sha256:/) });
   });
 
   it.each([

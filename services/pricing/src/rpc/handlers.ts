@@ -1,11 +1,9 @@
-import type { UnaryHandlers } from '@gateway/lib/grpc';
+import type { ServiceHandlers } from '@gateway/lib/grpc';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { parseInput } from '@gateway/lib/validation';
 import { z } from 'zod';
+import { MAX_TOKENS, priceListMessage, priceRequest, type BaselineReasonName } from '@gateway/lib/pricing';
 import type { PricingDeps } from '../deps';
-import { MAX_TOKENS } from '../pricing/cost';
-import { listModels } from '../pricing/models';
-import { priceRequest, type BaselineReasonName } from '../pricing/price';
 
 /** int64 token counts arrive as decimal strings. */
 const tokenCount = z
@@ -28,13 +26,13 @@ const BASELINE_REASONS: Record<BaselineReasonName, BaselineReason> = {
   plan_ceiling: BaselineReason.BASELINE_REASON_PLAN_CEILING,
 };
 
-type PricingHandlers = UnaryHandlers<typeof PricingServiceService>;
+type PricingHandlers = ServiceHandlers<typeof PricingServiceService>;
 
-export function pricingHandlers({ catalog }: PricingDeps): PricingHandlers {
-  const models = listModels(catalog);
+export function pricingHandlers({ prices }: PricingDeps): PricingHandlers {
   return {
     price: async (request) => {
-      const result = priceRequest(catalog, parseInput(priceRequestSchema, request));
+      const { book } = prices.current();
+      const result = priceRequest(book, parseInput(priceRequestSchema, request));
       return {
         priced: result.priced,
         costMicros: result.costMicros.toString(),
@@ -45,8 +43,12 @@ export function pricingHandlers({ catalog }: PricingDeps): PricingHandlers {
         },
         savingsMicros: result.savingsMicros.toString(),
         savingsEstimatePct: result.savingsEstimatePct,
+        priceListVersion: book.version,
       };
     },
-    listModels: async () => models,
+    listModels: async () => prices.current().models,
+    watchPriceList: async function* (_request, { signal }) {
+      for await (const book of prices.watch(signal)) yield { priceList: priceListMessage(book) };
+    },
   };
 }

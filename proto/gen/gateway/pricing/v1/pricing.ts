@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -90,6 +92,8 @@ export interface PriceResponse {
   savingsMicros: string;
   /** Tier-level estimate from the plan, not a measured figure (`x-service-savings-pct`). */
   savingsEstimatePct: number;
+  /** The price list the answer was priced with (the version `WatchPriceList` publishes). */
+  priceListVersion: string;
 }
 
 export interface ListModelsRequest {
@@ -109,6 +113,40 @@ export interface ListModelsResponse {
   models: Model[];
   /** Date the list prices were taken from the providers' published prices. */
   pricesAsOf: string;
+}
+
+export interface WatchPriceListRequest {
+}
+
+export interface ModelPrice {
+  model: string;
+  inputMicrosPerMillionTokens: string;
+  outputMicrosPerMillionTokens: string;
+}
+
+export interface PlanPricing {
+  planTier: string;
+  /** The plan ceiling's model, that `auto` is measured against; empty when the plan names none. */
+  ceilingModel: string;
+  /** Tier-level savings estimate by tier (`x-service-savings-pct`). */
+  savingsEstimatePct: { [key: string]: number };
+}
+
+export interface PlanPricing_SavingsEstimatePctEntry {
+  key: string;
+  value: number;
+}
+
+export interface PriceList {
+  /** A hash of the content (`sha256:` and 16 hex digits): the same prices always have the same version. */
+  version: string;
+  pricesAsOf: string;
+  models: ModelPrice[];
+  plans: PlanPricing[];
+}
+
+export interface WatchPriceListResponse {
+  priceList?: PriceList | undefined;
 }
 
 function createBasePriceRequest(): PriceRequest {
@@ -386,7 +424,14 @@ export const Baseline: MessageFns<Baseline> = {
 };
 
 function createBasePriceResponse(): PriceResponse {
-  return { priced: false, costMicros: "0", baseline: undefined, savingsMicros: "0", savingsEstimatePct: 0 };
+  return {
+    priced: false,
+    costMicros: "0",
+    baseline: undefined,
+    savingsMicros: "0",
+    savingsEstimatePct: 0,
+    priceListVersion: "",
+  };
 }
 
 export const PriceResponse: MessageFns<PriceResponse> = {
@@ -405,6 +450,9 @@ export const PriceResponse: MessageFns<PriceResponse> = {
     }
     if (message.savingsEstimatePct !== 0) {
       writer.uint32(40).int32(message.savingsEstimatePct);
+    }
+    if (message.priceListVersion !== "") {
+      writer.uint32(50).string(message.priceListVersion);
     }
     return writer;
   },
@@ -462,6 +510,14 @@ export const PriceResponse: MessageFns<PriceResponse> = {
             message.savingsEstimatePct = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.priceListVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -493,6 +549,11 @@ export const PriceResponse: MessageFns<PriceResponse> = {
         : isSet(object.savings_estimate_pct)
         ? globalThis.Number(object.savings_estimate_pct)
         : 0,
+      priceListVersion: isSet(object.priceListVersion)
+        ? globalThis.String(object.priceListVersion)
+        : isSet(object.price_list_version)
+        ? globalThis.String(object.price_list_version)
+        : "",
     };
   },
 
@@ -513,6 +574,9 @@ export const PriceResponse: MessageFns<PriceResponse> = {
     if (message.savingsEstimatePct !== 0) {
       obj.savingsEstimatePct = Math.round(message.savingsEstimatePct);
     }
+    if (message.priceListVersion !== "") {
+      obj.priceListVersion = message.priceListVersion;
+    }
     return obj;
   },
 
@@ -528,6 +592,7 @@ export const PriceResponse: MessageFns<PriceResponse> = {
       : undefined;
     message.savingsMicros = object.savingsMicros ?? "0";
     message.savingsEstimatePct = object.savingsEstimatePct ?? 0;
+    message.priceListVersion = object.priceListVersion ?? "";
     return message;
   },
 };
@@ -862,6 +927,602 @@ export const ListModelsResponse: MessageFns<ListModelsResponse> = {
   },
 };
 
+function createBaseWatchPriceListRequest(): WatchPriceListRequest {
+  return {};
+}
+
+export const WatchPriceListRequest: MessageFns<WatchPriceListRequest> = {
+  encode(_: WatchPriceListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchPriceListRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchPriceListRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): WatchPriceListRequest {
+    return {};
+  },
+
+  toJSON(_: WatchPriceListRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchPriceListRequest>, I>>(base?: I): WatchPriceListRequest {
+    return WatchPriceListRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchPriceListRequest>, I>>(_: I): WatchPriceListRequest {
+    const message = createBaseWatchPriceListRequest();
+    return message;
+  },
+};
+
+function createBaseModelPrice(): ModelPrice {
+  return { model: "", inputMicrosPerMillionTokens: "0", outputMicrosPerMillionTokens: "0" };
+}
+
+export const ModelPrice: MessageFns<ModelPrice> = {
+  encode(message: ModelPrice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== "") {
+      writer.uint32(10).string(message.model);
+    }
+    if (message.inputMicrosPerMillionTokens !== "0") {
+      writer.uint32(16).int64(message.inputMicrosPerMillionTokens);
+    }
+    if (message.outputMicrosPerMillionTokens !== "0") {
+      writer.uint32(24).int64(message.outputMicrosPerMillionTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModelPrice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModelPrice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.inputMicrosPerMillionTokens = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.outputMicrosPerMillionTokens = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ModelPrice {
+    return {
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      inputMicrosPerMillionTokens: isSet(object.inputMicrosPerMillionTokens)
+        ? globalThis.String(object.inputMicrosPerMillionTokens)
+        : isSet(object.input_micros_per_million_tokens)
+        ? globalThis.String(object.input_micros_per_million_tokens)
+        : "0",
+      outputMicrosPerMillionTokens: isSet(object.outputMicrosPerMillionTokens)
+        ? globalThis.String(object.outputMicrosPerMillionTokens)
+        : isSet(object.output_micros_per_million_tokens)
+        ? globalThis.String(object.output_micros_per_million_tokens)
+        : "0",
+    };
+  },
+
+  toJSON(message: ModelPrice): unknown {
+    const obj: any = {};
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.inputMicrosPerMillionTokens !== "0") {
+      obj.inputMicrosPerMillionTokens = message.inputMicrosPerMillionTokens;
+    }
+    if (message.outputMicrosPerMillionTokens !== "0") {
+      obj.outputMicrosPerMillionTokens = message.outputMicrosPerMillionTokens;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ModelPrice>, I>>(base?: I): ModelPrice {
+    return ModelPrice.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ModelPrice>, I>>(object: I): ModelPrice {
+    const message = createBaseModelPrice();
+    message.model = object.model ?? "";
+    message.inputMicrosPerMillionTokens = object.inputMicrosPerMillionTokens ?? "0";
+    message.outputMicrosPerMillionTokens = object.outputMicrosPerMillionTokens ?? "0";
+    return message;
+  },
+};
+
+function createBasePlanPricing(): PlanPricing {
+  return { planTier: "", ceilingModel: "", savingsEstimatePct: {} };
+}
+
+export const PlanPricing: MessageFns<PlanPricing> = {
+  encode(message: PlanPricing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planTier !== "") {
+      writer.uint32(10).string(message.planTier);
+    }
+    if (message.ceilingModel !== "") {
+      writer.uint32(18).string(message.ceilingModel);
+    }
+    globalThis.Object.entries(message.savingsEstimatePct).forEach(([key, value]: [string, number]) => {
+      PlanPricing_SavingsEstimatePctEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanPricing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanPricing();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planTier = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ceilingModel = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = PlanPricing_SavingsEstimatePctEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.savingsEstimatePct[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanPricing {
+    return {
+      planTier: isSet(object.planTier)
+        ? globalThis.String(object.planTier)
+        : isSet(object.plan_tier)
+        ? globalThis.String(object.plan_tier)
+        : "",
+      ceilingModel: isSet(object.ceilingModel)
+        ? globalThis.String(object.ceilingModel)
+        : isSet(object.ceiling_model)
+        ? globalThis.String(object.ceiling_model)
+        : "",
+      savingsEstimatePct: isObject(object.savingsEstimatePct)
+        ? (globalThis.Object.entries(object.savingsEstimatePct) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.savings_estimate_pct)
+        ? (globalThis.Object.entries(object.savings_estimate_pct) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: PlanPricing): unknown {
+    const obj: any = {};
+    if (message.planTier !== "") {
+      obj.planTier = message.planTier;
+    }
+    if (message.ceilingModel !== "") {
+      obj.ceilingModel = message.ceilingModel;
+    }
+    if (message.savingsEstimatePct) {
+      const entries = globalThis.Object.entries(message.savingsEstimatePct) as [string, number][];
+      if (entries.length > 0) {
+        obj.savingsEstimatePct = {};
+        entries.forEach(([k, v]) => {
+          obj.savingsEstimatePct[k] = Math.round(v);
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlanPricing>, I>>(base?: I): PlanPricing {
+    return PlanPricing.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlanPricing>, I>>(object: I): PlanPricing {
+    const message = createBasePlanPricing();
+    message.planTier = object.planTier ?? "";
+    message.ceilingModel = object.ceilingModel ?? "";
+    message.savingsEstimatePct = (globalThis.Object.entries(object.savingsEstimatePct ?? {}) as [string, number][])
+      .reduce((acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      }, {});
+    return message;
+  },
+};
+
+function createBasePlanPricing_SavingsEstimatePctEntry(): PlanPricing_SavingsEstimatePctEntry {
+  return { key: "", value: 0 };
+}
+
+export const PlanPricing_SavingsEstimatePctEntry: MessageFns<PlanPricing_SavingsEstimatePctEntry> = {
+  encode(message: PlanPricing_SavingsEstimatePctEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanPricing_SavingsEstimatePctEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanPricing_SavingsEstimatePctEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanPricing_SavingsEstimatePctEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: PlanPricing_SavingsEstimatePctEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlanPricing_SavingsEstimatePctEntry>, I>>(
+    base?: I,
+  ): PlanPricing_SavingsEstimatePctEntry {
+    return PlanPricing_SavingsEstimatePctEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlanPricing_SavingsEstimatePctEntry>, I>>(
+    object: I,
+  ): PlanPricing_SavingsEstimatePctEntry {
+    const message = createBasePlanPricing_SavingsEstimatePctEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBasePriceList(): PriceList {
+  return { version: "", pricesAsOf: "", models: [], plans: [] };
+}
+
+export const PriceList: MessageFns<PriceList> = {
+  encode(message: PriceList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.pricesAsOf !== "") {
+      writer.uint32(18).string(message.pricesAsOf);
+    }
+    for (const v of message.models) {
+      ModelPrice.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.plans) {
+      PlanPricing.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PriceList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePriceList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pricesAsOf = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.models.push(ModelPrice.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.plans.push(PlanPricing.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PriceList {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      pricesAsOf: isSet(object.pricesAsOf)
+        ? globalThis.String(object.pricesAsOf)
+        : isSet(object.prices_as_of)
+        ? globalThis.String(object.prices_as_of)
+        : "",
+      models: globalThis.Array.isArray(object?.models) ? object.models.map((e: any) => ModelPrice.fromJSON(e)) : [],
+      plans: globalThis.Array.isArray(object?.plans) ? object.plans.map((e: any) => PlanPricing.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: PriceList): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.pricesAsOf !== "") {
+      obj.pricesAsOf = message.pricesAsOf;
+    }
+    if (message.models?.length) {
+      obj.models = message.models.map((e) => ModelPrice.toJSON(e));
+    }
+    if (message.plans?.length) {
+      obj.plans = message.plans.map((e) => PlanPricing.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PriceList>, I>>(base?: I): PriceList {
+    return PriceList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PriceList>, I>>(object: I): PriceList {
+    const message = createBasePriceList();
+    message.version = object.version ?? "";
+    message.pricesAsOf = object.pricesAsOf ?? "";
+    message.models = object.models?.map((e) => ModelPrice.fromPartial(e)) || [];
+    message.plans = object.plans?.map((e) => PlanPricing.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWatchPriceListResponse(): WatchPriceListResponse {
+  return { priceList: undefined };
+}
+
+export const WatchPriceListResponse: MessageFns<WatchPriceListResponse> = {
+  encode(message: WatchPriceListResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.priceList !== undefined) {
+      PriceList.encode(message.priceList, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchPriceListResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchPriceListResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.priceList = PriceList.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchPriceListResponse {
+    return {
+      priceList: isSet(object.priceList)
+        ? PriceList.fromJSON(object.priceList)
+        : isSet(object.price_list)
+        ? PriceList.fromJSON(object.price_list)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchPriceListResponse): unknown {
+    const obj: any = {};
+    if (message.priceList !== undefined) {
+      obj.priceList = PriceList.toJSON(message.priceList);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchPriceListResponse>, I>>(base?: I): WatchPriceListResponse {
+    return WatchPriceListResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchPriceListResponse>, I>>(object: I): WatchPriceListResponse {
+    const message = createBaseWatchPriceListResponse();
+    message.priceList = (object.priceList !== undefined && object.priceList !== null)
+      ? PriceList.fromPartial(object.priceList)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * PricingService owns the model catalog's prices and the plans. Every amount
  * is integer micro-dollars (1 USD = 1,000,000) carried as an int64.
@@ -886,11 +1547,33 @@ export const PricingServiceService = {
     responseSerialize: (value: ListModelsResponse): Buffer => Buffer.from(ListModelsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListModelsResponse => ListModelsResponse.decode(value),
   },
+  /**
+   * The price list in force at once, then every later version as pricing
+   * publishes it, for as long as the caller keeps the stream open. Callers
+   * price locally with the arithmetic of `Price` over the latest list.
+   */
+  watchPriceList: {
+    path: "/gateway.pricing.v1.PricingService/WatchPriceList" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchPriceListRequest): Buffer =>
+      Buffer.from(WatchPriceListRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchPriceListRequest => WatchPriceListRequest.decode(value),
+    responseSerialize: (value: WatchPriceListResponse): Buffer =>
+      Buffer.from(WatchPriceListResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchPriceListResponse => WatchPriceListResponse.decode(value),
+  },
 } as const;
 
 export interface PricingServiceServer extends UntypedServiceImplementation {
   price: handleUnaryCall<PriceRequest, PriceResponse>;
   listModels: handleUnaryCall<ListModelsRequest, ListModelsResponse>;
+  /**
+   * The price list in force at once, then every later version as pricing
+   * publishes it, for as long as the caller keeps the stream open. Callers
+   * price locally with the arithmetic of `Price` over the latest list.
+   */
+  watchPriceList: handleServerStreamingCall<WatchPriceListRequest, WatchPriceListResponse>;
 }
 
 export interface PricingServiceClient extends Client {
@@ -924,6 +1607,20 @@ export interface PricingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListModelsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The price list in force at once, then every later version as pricing
+   * publishes it, for as long as the caller keeps the stream open. Callers
+   * price locally with the arithmetic of `Price` over the latest list.
+   */
+  watchPriceList(
+    request: WatchPriceListRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchPriceListResponse>;
+  watchPriceList(
+    request: WatchPriceListRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchPriceListResponse>;
 }
 
 export const PricingServiceClient = makeGenericClientConstructor(
@@ -946,6 +1643,10 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -1,17 +1,11 @@
-import type { CatalogModel } from '@gateway/lib/catalog';
-import { parseUsd } from '@gateway/lib/money';
+import { parseUsd } from '../money';
 import fc from 'fast-check';
 import { MAX_TOKENS, costMicros, divideRoundingHalfUp } from './cost';
+import type { ModelPrice } from './price-book';
 
-const priced = (inputUsd: string, outputUsd: string): CatalogModel => ({
-  id: 'm',
-  provider: 'p',
-  tier: 'simple',
+const priced = (inputUsd: string, outputUsd: string): ModelPrice => ({
   inputMicrosPerMillion: parseUsd(inputUsd),
   outputMicrosPerMillion: parseUsd(outputUsd),
-  contextWindow: 1000,
-  maxOutputTokens: 1000,
-  unsupportedParams: new Set(),
 });
 
 /** Reference rounding, written differently on purpose: quotient, then up when the remainder is half or more. */

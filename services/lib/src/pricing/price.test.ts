@@ -1,8 +1,9 @@
-import { loadCatalog, parseCatalog, type CatalogFile } from '@gateway/lib/catalog';
-import { DomainError } from '@gateway/lib/errors';
+import { loadCatalog, parseCatalog, type CatalogFile } from '../catalog';
+import { DomainError } from '../errors';
 import fc from 'fast-check';
 import { costMicros } from './cost';
 import { priceRequest, type PriceInput } from './price';
+import { priceBookFromCatalog } from './price-book';
 
 const model = (id: string, tier: string, inputUsd: string, outputUsd: string) => ({
   id,
@@ -47,6 +48,7 @@ const fixture: CatalogFile = {
   },
 };
 const catalog = parseCatalog(fixture);
+const book = priceBookFromCatalog(catalog);
 const modelOf = (id: string) => {
   const found = catalog.models.get(id);
   if (!found) throw new Error(`fixture lacks ${id}`);
@@ -66,7 +68,7 @@ const input = (overrides: Partial<PriceInput>): PriceInput => ({
 describe('priceRequest', () => {
   it('prices auto against the plan ceiling model', () => {
     // tiny: 1000 x 0.10 + 500 x 0.40 = 300 micro-dollars; big: 1000 x 2 + 500 x 8 = 6000.
-    expect(priceRequest(catalog, input({}))).toEqual({
+    expect(priceRequest(book, input({}))).toEqual({
       priced: true,
       costMicros: 300n,
       baseline: { model: 'big', reason: 'plan_ceiling', costMicros: 6000n },
@@ -76,7 +78,7 @@ describe('priceRequest', () => {
   });
 
   it('makes a named model served as-is its own baseline, saving nothing', () => {
-    expect(priceRequest(catalog, input({ servedModel: 'mid', requestedModel: 'mid', tier: 'standard' }))).toEqual({
+    expect(priceRequest(book, input({ servedModel: 'mid', requestedModel: 'mid', tier: 'standard' }))).toEqual({
       priced: true,
       costMicros: 1200n,
       baseline: { model: 'mid', reason: 'named', costMicros: 1200n },
@@ -86,18 +88,18 @@ describe('priceRequest', () => {
   });
 
   it('measures a named model above the ceiling, served by the ceiling model, against the named one', () => {
-    const result = priceRequest(catalog, input({ servedModel: 'mid', requestedModel: 'big', planTier: 'low', tier: 'standard' }));
+    const result = priceRequest(book, input({ servedModel: 'mid', requestedModel: 'big', planTier: 'low', tier: 'standard' }));
     expect(result).toMatchObject({ costMicros: 1200n, baseline: { model: 'big', reason: 'named', costMicros: 6000n }, savingsMicros: 4800n });
   });
 
   it('reports a negative saving truthfully when the served model costs more than the baseline', () => {
     // A bound agent record's model may cost more than the plan ceiling's model.
-    const result = priceRequest(catalog, input({ servedModel: 'pricey', requestedModel: 'auto' }));
+    const result = priceRequest(book, input({ servedModel: 'pricey', requestedModel: 'auto' }));
     expect(result).toMatchObject({ costMicros: 52_500n, baseline: { model: 'big', reason: 'plan_ceiling', costMicros: 6000n }, savingsMicros: -46_500n });
   });
 
   it('is unpriced, with no baseline, when the served model is not in the catalog', () => {
-    expect(priceRequest(catalog, input({ servedModel: 'retired-model', requestedModel: 'retired-model' }))).toEqual({
+    expect(priceRequest(book, input({ servedModel: 'retired-model', requestedModel: 'retired-model' }))).toEqual({
       priced: false,
       costMicros: 0n,
       baseline: undefined,
@@ -107,23 +109,23 @@ describe('priceRequest', () => {
   });
 
   it('has no baseline for a requested model the catalog does not know', () => {
-    expect(priceRequest(catalog, input({ requestedModel: 'gpt-9' }))).toMatchObject({ priced: true, costMicros: 300n, baseline: undefined, savingsMicros: 0n });
+    expect(priceRequest(book, input({ requestedModel: 'gpt-9' }))).toMatchObject({ priced: true, costMicros: 300n, baseline: undefined, savingsMicros: 0n });
   });
 
   it('gives no savings estimate for a tier the plan has none for', () => {
-    expect(priceRequest(catalog, input({ planTier: 'low', tier: 'complex' })).savingsEstimatePct).toBe(0);
-    expect(priceRequest(catalog, input({ tier: '' })).savingsEstimatePct).toBe(0);
+    expect(priceRequest(book, input({ planTier: 'low', tier: 'complex' })).savingsEstimatePct).toBe(0);
+    expect(priceRequest(book, input({ tier: '' })).savingsEstimatePct).toBe(0);
   });
 
   it('treats an unknown plan as a data error: internal, with the reason for the logs only', () => {
     let caught: unknown;
     try {
-      priceRequest(catalog, input({ planTier: 'platinum' }));
+      priceRequest(book, input({ planTier: 'platinum' }));
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(DomainError);
-    expect(caught).toMatchObject({ kind: 'internal', internalReason: 'plan tier "platinum" is not in catalog version test' });
+    expect(caught).toMatchObject({ kind: 'internal', internalReason: `plan tier "platinum" is not in price list ${book.version}` });
     expect((caught as DomainError).message).not.toContain('platinum');
   });
 
@@ -132,7 +134,7 @@ describe('priceRequest', () => {
     const tokens = fc.bigInt({ min: 0n, max: 10n ** 9n });
     fc.assert(
       fc.property(fc.constantFrom(...ids), fc.constantFrom('auto', ...ids), fc.constantFrom('low', 'high'), tokens, tokens, (served, requested, planTier, inputTokens, outputTokens) => {
-        const result = priceRequest(catalog, input({ servedModel: served, requestedModel: requested, planTier, inputTokens, outputTokens }));
+        const result = priceRequest(book, input({ servedModel: served, requestedModel: requested, planTier, inputTokens, outputTokens }));
         const baseline = result.baseline;
         if (!baseline) throw new Error('every catalog model and auto have a baseline');
         expect(result.costMicros).toBe(costMicros(modelOf(served), { inputTokens, outputTokens }));
@@ -150,7 +152,7 @@ describe('the shipped catalog', () => {
     const shipped = loadCatalog();
     for (const [planTier, plan] of shipped.plans) {
       for (const id of shipped.models.keys()) {
-        const result = priceRequest(shipped, input({ servedModel: id, requestedModel: 'auto', planTier, tier: plan.ceilingTier }));
+        const result = priceRequest(priceBookFromCatalog(shipped), input({ servedModel: id, requestedModel: 'auto', planTier, tier: plan.ceilingTier }));
         expect([planTier, id, result.priced, result.baseline?.model]).toEqual([planTier, id, true, plan.tierModels.get(plan.ceilingTier)]);
       }
     }

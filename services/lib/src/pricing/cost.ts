@@ -1,5 +1,5 @@
-import type { CatalogModel } from '@gateway/lib/catalog';
-import type { MicroUsd } from '@gateway/lib/money';
+import type { MicroUsd } from '../money';
+import type { ModelPrice } from './price-book';
 
 /** Catalog prices are per this many tokens. */
 export const TOKENS_PER_PRICE = 1_000_000n;
@@ -27,7 +27,7 @@ export function divideRoundingHalfUp(numerator: bigint, denominator: bigint): bi
  * amount (input and output together) rounded once, half up. Rounding each
  * part separately could be off by a micro-dollar; rounding the sum never is.
  */
-export function costMicros(model: CatalogModel, { inputTokens, outputTokens }: TokenCounts): MicroUsd {
+export function costMicros(model: ModelPrice, { inputTokens, outputTokens }: TokenCounts): MicroUsd {
   const exactTimesMillion = inputTokens * model.inputMicrosPerMillion + outputTokens * model.outputMicrosPerMillion;
   return divideRoundingHalfUp(exactTimesMillion, TOKENS_PER_PRICE);
 }

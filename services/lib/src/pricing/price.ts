@@ -1,7 +1,7 @@
-import type { Catalog, CatalogModel, CatalogPlan } from '@gateway/lib/catalog';
-import { DomainError } from '@gateway/lib/errors';
-import type { MicroUsd } from '@gateway/lib/money';
+import { DomainError } from '../errors';
+import type { MicroUsd } from '../money';
 import { costMicros, type TokenCounts } from './cost';
+import type { ModelPrice, PlanPricing, PriceBook } from './price-book';
 
 /** The model name that asks the router to choose. */
 export const AUTO_MODEL = 'auto';
@@ -33,11 +33,11 @@ export interface PriceResult {
   savingsEstimatePct: number;
 }
 
-function planOf(catalog: Catalog, planTier: string): CatalogPlan {
-  const plan = catalog.plans.get(planTier);
+function planOf(book: PriceBook, planTier: string): PlanPricing {
+  const plan = book.plans.get(planTier);
   if (plan) return plan;
   throw new DomainError('internal', "The credential's plan is not configured. Report it with the request id.", {
-    internalReason: `plan tier ${JSON.stringify(planTier)} is not in catalog version ${catalog.version}`,
+    internalReason: `plan tier ${JSON.stringify(planTier)} is not in price list ${book.version}`,
   });
 }
 
@@ -46,32 +46,31 @@ function planOf(catalog: Catalog, planTier: string): CatalogPlan {
  * baseline; `auto` is measured against the plan ceiling's model; anything
  * else (which routing never lets through) has none.
  */
-function baselineModel(catalog: Catalog, plan: CatalogPlan, requestedModel: string): { model: CatalogModel; reason: BaselineReasonName } | undefined {
-  if (requestedModel === AUTO_MODEL) {
-    const ceilingId = plan.tierModels.get(plan.ceilingTier);
-    const model = ceilingId === undefined ? undefined : catalog.models.get(ceilingId);
-    return model && { model, reason: 'plan_ceiling' };
-  }
-  const model = catalog.models.get(requestedModel);
-  return model && { model, reason: 'named' };
+function baselineModel(book: PriceBook, plan: PlanPricing, requestedModel: string): { id: string; model: ModelPrice; reason: BaselineReasonName } | undefined {
+  const [id, reason]: [string | undefined, BaselineReasonName] = requestedModel === AUTO_MODEL ? [plan.ceilingModel, 'plan_ceiling'] : [requestedModel, 'named'];
+  const model = id === undefined ? undefined : book.models.get(id);
+  return model && id !== undefined ? { id, model, reason } : undefined;
 }
 
-/** Prices one request from its token counts, with its baseline and savings. */
-export function priceRequest(catalog: Catalog, input: PriceInput): PriceResult {
-  const plan = planOf(catalog, input.planTier);
+/**
+ * Prices one request from its token counts, with its baseline and savings:
+ * the one implementation, behind pricing's `Price` and edge's local pricing.
+ */
+export function priceRequest(book: PriceBook, input: PriceInput): PriceResult {
+  const plan = planOf(book, input.planTier);
   const savingsEstimatePct = plan.savingsEstimatePct.get(input.tier) ?? 0;
-  const served = catalog.models.get(input.servedModel);
+  const served = book.models.get(input.servedModel);
   if (!served) return { priced: false, costMicros: 0n, baseline: undefined, savingsMicros: 0n, savingsEstimatePct };
 
   const cost = costMicros(served, input);
-  const measuredAgainst = baselineModel(catalog, plan, input.requestedModel);
+  const measuredAgainst = baselineModel(book, plan, input.requestedModel);
   if (!measuredAgainst) return { priced: true, costMicros: cost, baseline: undefined, savingsMicros: 0n, savingsEstimatePct };
 
   const baselineCost = measuredAgainst.model === served ? cost : costMicros(measuredAgainst.model, input);
   return {
     priced: true,
     costMicros: cost,
-    baseline: { model: measuredAgainst.model.id, reason: measuredAgainst.reason, costMicros: baselineCost },
+    baseline: { model: measuredAgainst.id, reason: measuredAgainst.reason, costMicros: baselineCost },
     savingsMicros: baselineCost - cost,
     savingsEstimatePct,
   };
