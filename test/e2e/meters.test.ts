@@ -49,10 +49,22 @@ function planAllowance(plan: string): bigint {
   return allowance;
 }
 
-/** A 402 `quota` whose retry-after is the time left until the next UTC month. */
+/**
+ * A 402 `quota` whose retry-after is the time left until the next UTC month,
+ * and whose headers say why: what is spent, held by calls in flight and the
+ * new call's reservation do not fit the allowance.
+ */
 function expectQuotaRefusal(error: unknown): Headers {
   const { headers, body } = expectApiError(error, 402, 'quota');
   expect(body.message).toMatch(/allowance/i);
+  if (headers.get('x-service-quota-meter') === 'spend') {
+    expect(headers.has('x-service-quota-held-usd')).toBe(true);
+    const committed = usdHeader(headers, 'x-service-quota-spent-usd') + usdHeader(headers, 'x-service-quota-held-usd');
+    expect(committed + reservationMicros).toBeGreaterThan(usdHeader(headers, 'x-service-quota-allowance-usd'));
+  } else {
+    expect(headers.has('x-service-quota-held')).toBe(true);
+    expect(headers.get('x-service-quota-remaining')).toBe('0');
+  }
   const secondsLeft = (nextPeriodStart().getTime() - Date.now()) / 1000;
   expect(Math.abs(Number(headers.get('retry-after')) - secondsLeft)).toBeLessThanOrEqual(5);
   return headers;

@@ -114,6 +114,10 @@ export function writeGatewayHeaders(res: HeaderTarget, headers: Record<string, s
   for (const name in headers) res.setHeader(name, headers[name] ?? '');
 }
 
+/**
+ * The quota headers of SPEC 8, plus what calls in flight hold (`-held`) where
+ * the ledger counted it, as on a refusal: spent, held and remaining then say why.
+ */
 export function quotaHeaders(quota: QuotaState | undefined): Record<string, string> {
   const meter = quota ? METER_NAMES[quota.meter] : undefined;
   if (!quota || !meter) return { 'x-service-quota-meter': '' };
@@ -122,11 +126,13 @@ export function quotaHeaders(quota: QuotaState | undefined): Record<string, stri
     headers['x-service-quota-allowance-usd'] = formatUsd(BigInt(quota.allowanceMicros));
     headers['x-service-quota-spent-usd'] = formatUsd(BigInt(quota.spentMicros));
     headers['x-service-quota-remaining-usd'] = formatUsd(BigInt(quota.remainingMicros));
+    if (quota.heldMicros !== undefined) headers['x-service-quota-held-usd'] = formatUsd(BigInt(quota.heldMicros));
   } else {
     headers['x-service-quota-limit'] = quota.limit;
     headers['x-service-quota-used'] = quota.used;
     headers['x-service-quota-remaining'] = quota.remaining;
     if (quota.hasCredits) headers['x-service-quota-credits'] = quota.credits;
+    if (quota.held !== undefined) headers['x-service-quota-held'] = quota.held;
   }
   if (quota.resetsAt) headers['x-service-quota-resets'] = quota.resetsAt.toISOString();
   return headers;

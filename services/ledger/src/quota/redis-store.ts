@@ -58,9 +58,10 @@ export class RedisQuotaStore implements QuotaStore {
       ),
       'reserve',
     );
-    const [kind, used, credits] = reply;
+    const [kind, used, credits, held] = reply;
     if (kind === 'missing') return { kind };
-    if (kind !== 'reserved' && kind !== 'denied') throw new Error(`unexpected reserve outcome ${String(kind)}`);
+    if (kind === 'denied') return { kind, counters: { ...countersFrom(used, credits), held: clampedCounter(held) } };
+    if (kind !== 'reserved') throw new Error(`unexpected reserve outcome ${String(kind)}`);
     return { kind, counters: countersFrom(used, credits) };
   }
 

@@ -7,7 +7,7 @@ export interface Counters {
   /** Micro-dollars spent (`spend`), or requests / messages counted. */
   used: bigint;
   credits: bigint;
-  /** What reservations in flight hold on the meter; read only where it is reported (GetQuota). */
+  /** What reservations in flight hold on the meter; read only where it is reported (GetQuota, a refusal). */
   held?: bigint;
 }
 
@@ -29,15 +29,18 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
  * Credits are consumed one by one once usage passes the plan's limit, so what
- * is left is the unused part of the limit plus the credits still held.
+ * is left is the unused part of the limit plus the credits still held. Where
+ * the holds of calls in flight are known, what they hold is not left: a refusal
+ * then reads spent + held + remaining = allowance.
  */
 export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Period): QuotaSnapshot {
+  const held = counters.held ?? 0n;
   if (rule.meter === 'spend') {
     return {
       meter: 'spend',
       allowanceMicros: rule.limit,
       spentMicros: counters.used,
-      remainingMicros: max(0n, rule.limit - counters.used),
+      remainingMicros: max(0n, rule.limit - counters.used - held),
       ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
       resetsAt: period.resetsAt,
     };
@@ -46,7 +49,7 @@ export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Perio
     meter: rule.meter,
     limit: rule.limit,
     used: counters.used,
-    remaining: max(0n, rule.limit - counters.used) + counters.credits,
+    remaining: max(0n, max(0n, rule.limit - counters.used) + counters.credits - held),
     credits: counters.credits,
     ...(counters.held === undefined ? {} : { held: counters.held }),
     resetsAt: period.resetsAt,

@@ -4,7 +4,8 @@
 -- ARGV[1] now (ms), ARGV[2] hold id, ARGV[3] meter, ARGV[4] amount,
 -- ARGV[5] limit, ARGV[6] enforce ("1" or "0"), ARGV[7] hold expiry (ms),
 -- ARGV[8] expiry of the period's keys (ms)
--- Returns {"missing"} or {"reserved"|"denied", used, credits}.
+-- Returns {"missing"}, {"reserved", used, credits} or {"denied", used, credits, held}:
+-- a refusal says what holds in flight took, so its answer can say why.
 local counters, holds, expiries = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
@@ -26,7 +27,8 @@ local used = redis.call('HGET', counters, meter .. '_used') or '0'
 local credits = redis.call('HGET', counters, 'credits') or '0'
 if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits} end
 
-local reserved = math.max(0, tonumber(redis.call('HGET', counters, meter .. '_reserved') or '0'))
+local held = redis.call('HGET', counters, meter .. '_reserved') or '0'
+local reserved = math.max(0, tonumber(held))
 local amount, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
 local fits
 if meter == 'spend' then
@@ -36,7 +38,7 @@ else
   -- Each held request ends up as one request of the limit or one credit.
   fits = reserved < math.max(0, limit - tonumber(used)) + tonumber(credits)
 end
-if not fits and ARGV[6] == '1' then return {'denied', used, credits} end
+if not fits and ARGV[6] == '1' then return {'denied', used, credits, held} end
 
 redis.call('HSET', holds, ARGV[2], meter .. ':' .. ARGV[4])
 redis.call('ZADD', expiries, ARGV[7], ARGV[2])
