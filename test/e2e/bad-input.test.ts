@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import { expectApiError, expectHeaderSet, failure, type GatewayErrorBody } from './support/headers';
 import { startE2e, type Caller, type E2e } from './support/harness';
 import { postRaw, type RawResponse } from './support/http';
+import { committedRecords } from './support/ledger';
 import { simulatorStats } from './support/simulator';
 
 /**
@@ -167,5 +168,29 @@ describe('after all of it', () => {
 
   it('logged no credential in any process', () => {
     expect(e2e.credentialsInLogs([caller.key])).toEqual([]);
+  });
+});
+
+describe('text that cannot be stored', () => {
+  it.each([
+    ['a NUL', 'auto\u0000'],
+    ['a lone surrogate', 'auto\ud800'],
+  ])('refuses a model name with %s naming model, and every other record of the batch lands in Postgres', async (_case, model) => {
+    const sender = await e2e.seed({ plan: 'simulated' });
+    const senderClient = e2e.client(sender.key);
+    // Sent together, so the refused request's record is written in the same batch as the others.
+    const answers = await Promise.allSettled([
+      ...Array.from({ length: 4 }, (_, index) => senderClient.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: `Fact ${index}?` }] })),
+      senderClient.chat.completions.create({ model, messages: hello }),
+    ]);
+    const refused = answers.at(-1);
+    expect(refused?.status).toBe('rejected');
+    const { body } = expectApiError(refused?.status === 'rejected' ? refused.reason : undefined, 400, 'validation');
+    expect(body.message).toMatch(/\bmodel\b.*NUL characters or lone surrogates/);
+    expect(answers.slice(0, -1).every(({ status }) => status === 'fulfilled')).toBe(true);
+
+    const { traces } = await committedRecords(e2e.ledger.db, sender.organizationId, answers.length);
+    expect(traces.filter((trace) => trace.http_status === 200)).toHaveLength(answers.length - 1);
+    expect(traces.find((trace) => trace.http_status === 400)?.requested_model).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '@gateway/lib/errors';
 import { innermostIssue } from '../http/validation';
+import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * The chat-completions body as the gateway checks it: every message shape
@@ -72,7 +73,7 @@ const message = z.discriminatedUnion(
 );
 
 export const chatCompletionBody = z.looseObject({
-  model: z.string().min(1).max(200),
+  model: storableText().min(1).max(200),
   messages: z.array(message).min(1),
   stream: z.boolean().optional(),
   tools: z.array(z.looseObject({ type: z.string() })).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * The body of `POST /api/gateway/v1/responses` that the gateway serves: the
@@ -102,7 +103,7 @@ const includable = z.enum([
 ]);
 
 export const responsesRequestBody = z.strictObject({
-  model: z.string().min(1).max(200),
+  model: storableText().min(1).max(200),
   input: z.union([z.string(), z.array(inputItem).min(1)], { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string or an array of input items') }),
   instructions: z.string().nullish(),
   tools: z.array(functionTool).optional(),
