@@ -71,6 +71,9 @@ describe('malformed bodies', () => {
     ['a string for stream', { model: 'auto', messages: hello, stream: 'yes' }, /\bstream\b/],
     ['an n of zero', { model: 'auto', messages: hello, n: 0 }, /\bn\b/],
     ['an object for tools', { model: 'auto', messages: hello, tools: { type: 'function' } }, /\btools\b/],
+    // The router carries the bound as an int32.
+    ['a max_tokens of 2^31', { model: 'auto', messages: hello, max_tokens: 2 ** 31 }, /\bmax_tokens\b.*at most 2147483647/],
+    ['a max_completion_tokens of 2^31', { model: 'auto', messages: hello, max_completion_tokens: 2 ** 31 }, /\bmax_completion_tokens\b.*at most 2147483647/],
   ])('refuses %s, naming the field', async (_case, body, field) => {
     const { body: error } = expectApiError(await sendUnchecked(body as Record<string, unknown>), 400, 'validation');
     expect(error.message).toMatch(field);
@@ -100,6 +103,32 @@ describe('malformed bodies', () => {
     expect(body.message).toContain('gpt-99-ultra');
     for (const allowed of ['auto', 'sim-small', 'sim-reasoning']) expect(body.message).toContain(allowed);
     expect(headers.get('x-service-principal')).toBe('api_key');
+  });
+
+  it('refuses a body that is not what its Content-Encoding says with 400, and an encoding it does not know with 415', async () => {
+    const body = JSON.stringify({ model: 'auto', messages: hello });
+    const headers = { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' };
+    const notGzip = await postRaw(chatUrl(), body, { ...headers, 'content-encoding': 'gzip' });
+    expect(notGzip.status).toBe(400);
+    expect((notGzip.json as { error: GatewayErrorBody }).error).toMatchObject({ type: 'validation', message: expect.stringMatching(/Content-Encoding/) });
+    expectHeaderSet(notGzip.headers);
+    const unknown = await postRaw(chatUrl(), body, { ...headers, 'content-encoding': 'compress' });
+    expect(unknown.status).toBe(415);
+    expect((unknown.json as { error: GatewayErrorBody }).error).toMatchObject({ type: 'validation', message: expect.stringMatching(/gzip, deflate or br/) });
+  });
+
+  it('refuses JSON nested deeper than the limit, naming the field, before forwarding it', async () => {
+    const nested = (depth: number): unknown => (depth === 0 ? 1 : [nested(depth - 1)]);
+    // The body is level 1, so the field holds 64 more levels.
+    const { body } = expectApiError(await sendUnchecked({ model: 'auto', messages: hello, metadata: nested(64) }), 400, 'validation');
+    expect(body.message).toMatch(/body field "metadata" nests JSON deeper than 64 levels/);
+  });
+
+  it('refuses a path id that is not valid percent-encoding, naming the path parameter', async () => {
+    const response = await fetch(`${e2e.stack.baseUrl}/api/v1/orgs/%ff%fe/keys`);
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: GatewayErrorBody };
+    expect(error).toMatchObject({ type: 'validation', message: expect.stringMatching(/path parameter "org"/) });
   });
 
   it('refuses a body over the limit with 413', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storableText } from '@gateway/lib/storable-text';
+import { outputTokenBound } from '../request';
 
 /**
  * The body of `POST /api/gateway/v1/responses` that the gateway serves: the
@@ -109,7 +110,7 @@ export const responsesRequestBody = z.strictObject({
   tools: z.array(functionTool).optional(),
   tool_choice: toolChoice.optional(),
   parallel_tool_calls: z.boolean().nullish(),
-  max_output_tokens: z.number().int().positive().nullish(),
+  max_output_tokens: outputTokenBound.nullish(),
   text: z.strictObject({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() }).optional(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
