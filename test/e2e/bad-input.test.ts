@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import { expectApiError, expectHeaderSet, failure, type GatewayErrorBody } from './support/headers';
 import { startE2e, type Caller, type E2e } from './support/harness';
 import { postRaw, type RawResponse } from './support/http';
+import { committedRecords } from './support/ledger';
 import { simulatorStats } from './support/simulator';
 
 /**
@@ -70,6 +71,9 @@ describe('malformed bodies', () => {
     ['a string for stream', { model: 'auto', messages: hello, stream: 'yes' }, /\bstream\b/],
     ['an n of zero', { model: 'auto', messages: hello, n: 0 }, /\bn\b/],
     ['an object for tools', { model: 'auto', messages: hello, tools: { type: 'function' } }, /\btools\b/],
+    // The router carries the bound as an int32.
+    ['a max_tokens of 2^31', { model: 'auto', messages: hello, max_tokens: 2 ** 31 }, /\bmax_tokens\b.*at most 2147483647/],
+    ['a max_completion_tokens of 2^31', { model: 'auto', messages: hello, max_completion_tokens: 2 ** 31 }, /\bmax_completion_tokens\b.*at most 2147483647/],
   ])('refuses %s, naming the field', async (_case, body, field) => {
     const { body: error } = expectApiError(await sendUnchecked(body as Record<string, unknown>), 400, 'validation');
     expect(error.message).toMatch(field);
@@ -99,6 +103,32 @@ describe('malformed bodies', () => {
     expect(body.message).toContain('gpt-99-ultra');
     for (const allowed of ['auto', 'sim-small', 'sim-reasoning']) expect(body.message).toContain(allowed);
     expect(headers.get('x-service-principal')).toBe('api_key');
+  });
+
+  it('refuses a body that is not what its Content-Encoding says with 400, and an encoding it does not know with 415', async () => {
+    const body = JSON.stringify({ model: 'auto', messages: hello });
+    const headers = { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' };
+    const notGzip = await postRaw(chatUrl(), body, { ...headers, 'content-encoding': 'gzip' });
+    expect(notGzip.status).toBe(400);
+    expect((notGzip.json as { error: GatewayErrorBody }).error).toMatchObject({ type: 'validation', message: expect.stringMatching(/Content-Encoding/) });
+    expectHeaderSet(notGzip.headers);
+    const unknown = await postRaw(chatUrl(), body, { ...headers, 'content-encoding': 'compress' });
+    expect(unknown.status).toBe(415);
+    expect((unknown.json as { error: GatewayErrorBody }).error).toMatchObject({ type: 'validation', message: expect.stringMatching(/gzip, deflate or br/) });
+  });
+
+  it('refuses JSON nested deeper than the limit, naming the field, before forwarding it', async () => {
+    const nested = (depth: number): unknown => (depth === 0 ? 1 : [nested(depth - 1)]);
+    // The body is level 1, so the field holds 64 more levels.
+    const { body } = expectApiError(await sendUnchecked({ model: 'auto', messages: hello, metadata: nested(64) }), 400, 'validation');
+    expect(body.message).toMatch(/body field "metadata" nests JSON deeper than 64 levels/);
+  });
+
+  it('refuses a path id that is not valid percent-encoding, naming the path parameter', async () => {
+    const response = await fetch(`${e2e.stack.baseUrl}/api/v1/orgs/%ff%fe/keys`);
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: GatewayErrorBody };
+    expect(error).toMatchObject({ type: 'validation', message: expect.stringMatching(/path parameter "org"/) });
   });
 
   it('refuses a body over the limit with 413', async () => {
@@ -167,5 +197,29 @@ describe('after all of it', () => {
 
   it('logged no credential in any process', () => {
     expect(e2e.credentialsInLogs([caller.key])).toEqual([]);
+  });
+});
+
+describe('text that cannot be stored', () => {
+  it.each([
+    ['a NUL', 'auto\u0000'],
+    ['a lone surrogate', 'auto\ud800'],
+  ])('refuses a model name with %s naming model, and every other record of the batch lands in Postgres', async (_case, model) => {
+    const sender = await e2e.seed({ plan: 'simulated' });
+    const senderClient = e2e.client(sender.key);
+    // Sent together, so the refused request's record is written in the same batch as the others.
+    const answers = await Promise.allSettled([
+      ...Array.from({ length: 4 }, (_, index) => senderClient.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: `Fact ${index}?` }] })),
+      senderClient.chat.completions.create({ model, messages: hello }),
+    ]);
+    const refused = answers.at(-1);
+    expect(refused?.status).toBe('rejected');
+    const { body } = expectApiError(refused?.status === 'rejected' ? refused.reason : undefined, 400, 'validation');
+    expect(body.message).toMatch(/\bmodel\b.*NUL characters or lone surrogates/);
+    expect(answers.slice(0, -1).every(({ status }) => status === 'fulfilled')).toBe(true);
+
+    const { traces } = await committedRecords(e2e.ledger.db, sender.organizationId, answers.length);
+    expect(traces.filter((trace) => trace.http_status === 200)).toHaveLength(answers.length - 1);
+    expect(traces.find((trace) => trace.http_status === 400)?.requested_model).toBeNull();
   });
 });

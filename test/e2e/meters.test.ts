@@ -3,7 +3,7 @@ import { issueAgentGatewayToken, issueAgentSecret } from '@gateway/auth/admin';
 import { grantCredits } from '@gateway/ledger/credits';
 import { ledgerKeys, RedisQuotaStore } from '@gateway/ledger/stores';
 import { worstCaseOf } from '@gateway/lib/catalog';
-import { formatUsd } from '@gateway/lib/money';
+import { formatUsd, parseUsd } from '@gateway/lib/money';
 import { createRedis, type Redis } from '@gateway/lib/redis';
 import type OpenAI from 'openai';
 import { testRedisUrl } from '../support/databases';
@@ -46,10 +46,25 @@ function planAllowance(plan: string): bigint {
   return allowance;
 }
 
-/** A 402 `quota` whose retry-after is the time left until the next UTC month. */
+/**
+ * A 402 `quota` whose retry-after is the time left until the next UTC month,
+ * and whose headers say why: on the spend meter, spent + held + remaining is
+ * the allowance, and the message names the call's worst case, more than the
+ * remaining it names too.
+ */
 function expectQuotaRefusal(error: unknown): Headers {
   const { headers, body } = expectApiError(error, 402, 'quota');
   expect(body.message).toMatch(/allowance/i);
+  if (headers.get('x-service-quota-meter') === 'spend') {
+    const [spent, held, remaining] = ['spent', 'held', 'remaining'].map((name) => usdHeader(headers, `x-service-quota-${name}-usd`)) as [bigint, bigint, bigint];
+    expect(spent + held + remaining).toBe(usdHeader(headers, 'x-service-quota-allowance-usd'));
+    const [worstCase, left] = [...body.message.matchAll(/\$(\d+\.\d{6})/g)].map(([, usd]) => parseUsd(usd!));
+    expect(left).toBe(remaining);
+    expect(worstCase).toBeGreaterThan(remaining);
+  } else {
+    expect(headers.has('x-service-quota-held')).toBe(true);
+    expect(headers.get('x-service-quota-remaining')).toBe('0');
+  }
   const secondsLeft = (nextPeriodStart().getTime() - Date.now()) / 1000;
   expect(Math.abs(Number(headers.get('retry-after')) - secondsLeft)).toBeLessThanOrEqual(5);
   return headers;

@@ -21,9 +21,13 @@ export const authConfigShape = {
   REFRESH_TOKEN_TTL_DAYS: env.positiveInt(30),
   /** AES-256-GCM key (64 hex characters) for provider keys at rest. */
   SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
-  /** Failed logins allowed per account and per source address in one window. */
-  LOGIN_MAX_FAILURES_PER_ACCOUNT: env.positiveInt(5),
+  /**
+   * Failed logins allowed in one window: for one account from one source address, from one
+   * source across accounts, and for one account across every source but those it signed in from.
+   */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT_SOURCE: env.positiveInt(5),
   LOGIN_MAX_FAILURES_PER_SOURCE: env.positiveInt(20),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: env.positiveInt(100),
   LOGIN_THROTTLE_WINDOW_SECONDS: env.positiveInt(900),
   /** Namespace of the Redis channels that carry principal invalidations to edge (shared with edge). */
   PRINCIPAL_EVENTS_PREFIX: z.string().min(1).default('gateway'),
@@ -35,6 +39,13 @@ export const authConfigShape = {
 
 export type AuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;
 
+export interface LoginThrottleSettings {
+  maxFailuresPerAccountSource: number;
+  maxFailuresPerSource: number;
+  maxFailuresPerAccount: number;
+  windowSeconds: number;
+}
+
 /** What the service logic needs from configuration, independent of where it runs. */
 export interface AuthSettings {
   keyEnvironment: 'live' | 'test';
@@ -42,7 +53,7 @@ export interface AuthSettings {
   accessTokenTtlSeconds: number;
   refreshTokenTtlDays: number;
   secretsKey: Buffer;
-  loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerSource: number; windowSeconds: number };
+  loginThrottle: LoginThrottleSettings;
 }
 
 export function settingsFrom(config: AuthConfig): AuthSettings {
@@ -53,8 +64,9 @@ export function settingsFrom(config: AuthConfig): AuthSettings {
     refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
     secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
     loginThrottle: {
-      maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerAccountSource: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_SOURCE,
       maxFailuresPerSource: config.LOGIN_MAX_FAILURES_PER_SOURCE,
+      maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       windowSeconds: config.LOGIN_THROTTLE_WINDOW_SECONDS,
     },
   };

@@ -13,8 +13,9 @@ import { createAuthTestDatabase, type AuthTestDatabase } from './support/seed';
  */
 const ACCESS_TOKEN_SECRET = randomBytes(32).toString('hex');
 const ACCESS_TOKEN_TTL_SECONDS = 600;
-const MAX_FAILURES_PER_ACCOUNT = 3;
+const MAX_FAILURES_PER_ACCOUNT_SOURCE = 3;
 const MAX_FAILURES_PER_SOURCE = 5;
+const MAX_FAILURES_PER_ACCOUNT = 8;
 const WINDOW_SECONDS = 60;
 
 let database: AuthTestDatabase;
@@ -35,8 +36,9 @@ beforeAll(async () => {
   const env = {
     ACCESS_TOKEN_SECRET,
     ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL_SECONDS),
-    LOGIN_MAX_FAILURES_PER_ACCOUNT: String(MAX_FAILURES_PER_ACCOUNT),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_SOURCE: String(MAX_FAILURES_PER_ACCOUNT_SOURCE),
     LOGIN_MAX_FAILURES_PER_SOURCE: String(MAX_FAILURES_PER_SOURCE),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: String(MAX_FAILURES_PER_ACCOUNT),
     LOGIN_THROTTLE_WINDOW_SECONDS: String(WINDOW_SECONDS),
   };
   [replicaA, replicaB] = await Promise.all([startAuth(database.url, env), startAuth(database.url, env)]);
@@ -140,16 +142,43 @@ describe('Login', () => {
 });
 
 describe('failed-login throttle', () => {
-  it('blocks an account after its limit of failures from any sources, before looking at the password', async () => {
-    const victim = await seedAccount(database.db);
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i += 1) {
-      expect((await rejection(signIn(a, { ...victim, password: `guess-${i}` }))).kind).toBe('auth');
-    }
-    const blocked = await rejection(signIn(a, victim));
+  function expectSlowedDown(blocked: DomainError) {
     expect(blocked.kind).toBe('rate_limit');
     expect(blocked.retryAfterSeconds).toBeGreaterThan(0);
     expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(WINDOW_SECONDS);
     expect(blocked.message).toBe(`Too many failed sign-in attempts. Try again in ${blocked.retryAfterSeconds} seconds.`);
+  }
+
+  it('slows down one source guessing one account, before looking at the password', async () => {
+    const victim = await seedAccount(database.db);
+    const stranger = uniqueSourceAddress();
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_SOURCE; i += 1) {
+      expect((await rejection(signIn(a, { ...victim, password: `guess-${i}` }, stranger))).kind).toBe('auth');
+    }
+    expectSlowedDown(await rejection(signIn(a, victim, stranger)));
+  });
+
+  it('does not lock the owner out: a stranger’s failures leave the owner’s address signing in', async () => {
+    const owner = await seedAccount(database.db);
+    const ownersAddress = uniqueSourceAddress();
+    await signIn(a, owner, ownersAddress);
+    const stranger = uniqueSourceAddress();
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_SOURCE; i += 1) await rejection(signIn(a, { ...owner, password: `guess-${i}` }, stranger));
+    expect((await rejection(signIn(a, owner, stranger))).kind).toBe('rate_limit');
+    await expect(signIn(a, owner, ownersAddress)).resolves.toHaveProperty('session.user.id', owner.userId);
+    // Nor a new address of the owner’s, while the account is below its ceiling.
+    await expect(signIn(a, owner)).resolves.toHaveProperty('session.user.id', owner.userId);
+  });
+
+  it('caps guesses at one account from many sources, except from sources it signed in from', async () => {
+    const owner = await seedAccount(database.db);
+    const ownersAddress = uniqueSourceAddress();
+    await signIn(a, owner, ownersAddress);
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i += 1) {
+      expect((await rejection(signIn(a, { ...owner, password: `guess-${i}` }))).kind).toBe('auth');
+    }
+    expectSlowedDown(await rejection(signIn(a, owner)));
+    await expect(signIn(a, owner, ownersAddress)).resolves.toHaveProperty('session.user.id', owner.userId);
   });
 
   it('blocks a source address after its limit of failures across accounts', async () => {
@@ -159,10 +188,7 @@ describe('failed-login throttle', () => {
       expect(error.kind).toBe('auth');
     }
     const account = await seedAccount(database.db);
-    const blocked = await rejection(signIn(a, account, source));
-    expect(blocked.kind).toBe('rate_limit');
-    expect(blocked.retryAfterSeconds).toBeGreaterThan(0);
-    expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(WINDOW_SECONDS);
+    expectSlowedDown(await rejection(signIn(a, account, source)));
     // The same account from elsewhere is not affected.
     await expect(signIn(a, account)).resolves.toHaveProperty('session.user.id', account.userId);
   });
@@ -176,22 +202,25 @@ describe('failed-login throttle', () => {
     expect((await rejection(signIn(a, account, `${block}::ffff`))).kind).toBe('rate_limit');
   });
 
-  it('forgets the account failures after a successful sign-in', async () => {
+  it('forgets the failures of the account and of the pair after a successful sign-in', async () => {
     const account = await seedAccount(database.db);
-    const fail = () => rejection(signIn(a, { ...account, password: 'wrong' }));
-    await fail();
-    await fail();
-    await signIn(a, account);
-    await fail();
-    await fail();
-    // Four failures in the window, but only two since the success.
+    const source = uniqueSourceAddress();
+    const failFrom = (address: string) => rejection(signIn(a, { ...account, password: 'wrong' }, address));
+    for (let i = 1; i < MAX_FAILURES_PER_ACCOUNT_SOURCE; i += 1) await failFrom(source);
+    for (let i = MAX_FAILURES_PER_ACCOUNT_SOURCE; i < MAX_FAILURES_PER_ACCOUNT; i += 1) await failFrom(uniqueSourceAddress());
+    await signIn(a, account, source);
+    for (let i = 1; i < MAX_FAILURES_PER_ACCOUNT_SOURCE; i += 1) await failFrom(source);
+    for (let i = MAX_FAILURES_PER_ACCOUNT_SOURCE; i < MAX_FAILURES_PER_ACCOUNT; i += 1) await failFrom(uniqueSourceAddress());
+    // Twice the limits in the window, but under them since the success, from the pair and from a new source.
+    await expect(signIn(a, account, source)).resolves.toHaveProperty('session.user.id', account.userId);
     await expect(signIn(a, account)).resolves.toHaveProperty('session.user.id', account.userId);
   });
 
   it('is shared by every replica: failures on one block sign-in on the other', async () => {
     const account = await seedAccount(database.db);
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i += 1) await rejection(signIn(a, { ...account, password: 'wrong' }));
-    const blocked = await rejection(signIn(b, account));
+    const source = uniqueSourceAddress();
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_SOURCE; i += 1) await rejection(signIn(a, { ...account, password: 'wrong' }, source));
+    const blocked = await rejection(signIn(b, account, source));
     expect(blocked.kind).toBe('rate_limit');
     expect(blocked.retryAfterSeconds).toBeGreaterThan(0);
   });

@@ -45,6 +45,16 @@ describe.each([
     await expect(throttle.retryAfterSeconds(unique('fresh'), policy)).resolves.toBe(0);
   });
 
+  it('remembers a noted key, and only that one', async () => {
+    const key = unique('known');
+    await expect(throttle.remembers(key)).resolves.toBe(false);
+    await throttle.remember(key, 60);
+    await expect(throttle.remembers(key)).resolves.toBe(true);
+    await expect(throttle.remembers(unique('other'))).resolves.toBe(false);
+    // A noted key is no failure.
+    await expect(throttle.retryAfterSeconds(key, { limit: 1, windowSeconds: 60 })).resolves.toBe(0);
+  });
+
   it('allows a key under the limit', async () => {
     const key = unique('under');
     await recordFailures(throttle, key, policy, policy.limit - 1);

@@ -93,7 +93,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
           accessTokenTtlSeconds: 900,
           refreshTokenTtlDays: 30,
           secretsKey: Buffer.from(secrets.secretsKey, 'hex'),
-          loginThrottle: { maxFailuresPerAccount: 5, maxFailuresPerSource: 20, windowSeconds: 900 },
+          loginThrottle: { maxFailuresPerAccountSource: 5, maxFailuresPerSource: 20, maxFailuresPerAccount: 100, windowSeconds: 900 },
         },
         logger: logger.child({ component: 'auth' }),
       },

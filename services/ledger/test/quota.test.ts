@@ -81,9 +81,18 @@ describe('ledger quota', () => {
       const who = subject();
       const held = await client.checkQuota({ subject: who, requestId: newRequestId(), estimatedCostMicros: '300' });
       expect(held.allowed).toBe(true);
-      expect((await client.getQuota({ subject: who })).quota).toMatchObject({ spentMicros: '0', heldMicros: '300', remainingMicros: '1000' });
+      expect((await client.getQuota({ subject: who })).quota).toMatchObject({ spentMicros: '0', heldMicros: '300', remainingMicros: '700' });
       await cycle(client, who, { estimate: '100', cost: '40' });
-      expect((await client.getQuota({ subject: who })).quota).toMatchObject({ spentMicros: '40', heldMicros: '300', remainingMicros: '960' });
+      expect((await client.getQuota({ subject: who })).quota).toMatchObject({ spentMicros: '40', heldMicros: '300', remainingMicros: '660' });
+    });
+
+    it('says on a refusal what calls in flight hold, so spent, held and remaining show why', async () => {
+      const who = subject();
+      await cycle(client, who, { estimate: '100', cost: '100' });
+      expect((await client.checkQuota({ subject: who, requestId: newRequestId(), estimatedCostMicros: '600' })).allowed).toBe(true);
+      const refused = await client.checkQuota({ subject: who, requestId: newRequestId(), estimatedCostMicros: '500' });
+      expect(refused.allowed).toBe(false);
+      expect(refused.quota).toMatchObject({ allowanceMicros: '1000', spentMicros: '100', heldMicros: '600', remainingMicros: '300' });
     });
 
     it('refuses once exhausted, with retry-after in seconds to the next UTC month', async () => {

@@ -105,6 +105,15 @@ describe.each([
       await expect(reserve(hold('d', 'spend', 0n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
     });
 
+    it('says on a refusal what the holds in flight take', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 100n, requests: 3n }));
+      await reserve(hold('a', 'spend', 600n), 1000n);
+      await expect(reserve(hold('b', 'spend', 500n), 1000n)).resolves.toEqual({ kind: 'denied', counters: { used: 100n, credits: 0n, held: 600n } });
+      await reserve(hold('c', 'requests', 1n), 5n);
+      await reserve(hold('d', 'requests', 1n), 5n);
+      await expect(reserve(hold('e', 'requests', 1n), 5n)).resolves.toEqual({ kind: 'denied', counters: { used: 3n, credits: 0n, held: 2n } });
+    });
+
     it('reserves without enforcement even past the limit', async () => {
       await stores.quota.rebuild(key, totals({ spend: 1000n }));
       await expect(reserve(hold('a', 'spend', 500n), 1000n, { enforce: false })).resolves.toMatchObject({ kind: 'reserved' });

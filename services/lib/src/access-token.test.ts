@@ -15,17 +15,18 @@ async function rejection(promise: Promise<unknown>): Promise<DomainError> {
   return error;
 }
 
-/** A token signed with the right secret but with claims of the test's choosing. */
-function forge(overrides: { issuer?: string; audience?: string; expiresAt?: number; email?: string | number }): Promise<string> {
+type RegisteredClaim = 'iss' | 'aud' | 'iat' | 'exp';
+
+/** A token signed with the right secret but with claims of the test's choosing; `omit` leaves registered claims out. */
+function forge(overrides: { issuer?: string; audience?: string; expiresAt?: number; email?: string | number; omit?: RegisteredClaim[] }): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ email: overrides.email ?? claims.email })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(claims.userId)
-    .setIssuer(overrides.issuer ?? 'gateway-auth')
-    .setAudience(overrides.audience ?? 'gateway-console')
-    .setIssuedAt(now - 3600)
-    .setExpirationTime(overrides.expiresAt ?? now + 600)
-    .sign(new TextEncoder().encode(secret));
+  const omitted = new Set(overrides.omit);
+  const token = new SignJWT({ email: overrides.email ?? claims.email }).setProtectedHeader({ alg: 'HS256' }).setSubject(claims.userId);
+  if (!omitted.has('iss')) token.setIssuer(overrides.issuer ?? 'gateway-auth');
+  if (!omitted.has('aud')) token.setAudience(overrides.audience ?? 'gateway-console');
+  if (!omitted.has('iat')) token.setIssuedAt(now - 3600);
+  if (!omitted.has('exp')) token.setExpirationTime(overrides.expiresAt ?? now + 600);
+  return token.sign(new TextEncoder().encode(secret));
 }
 
 describe('access tokens', () => {
@@ -63,6 +64,11 @@ describe('access tokens', () => {
     ['a non-string email', { email: 42 }],
   ])('rejects a token with %s', async (_label, overrides) => {
     const error = await rejection(verifyAccessToken(await forge(overrides), secret));
+    expect([error.kind, error.internalReason]).toEqual(['auth', 'access token invalid']);
+  });
+
+  it.each<RegisteredClaim>(['exp', 'iat', 'aud', 'iss'])('rejects a token without %s', async (claim) => {
+    const error = await rejection(verifyAccessToken(await forge({ omit: [claim] }), secret));
     expect([error.kind, error.internalReason]).toEqual(['auth', 'access token invalid']);
   });
 

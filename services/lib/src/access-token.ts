@@ -25,13 +25,18 @@ export async function signAccessToken(claims: AccessTokenClaims, secret: string,
     .sign(new TextEncoder().encode(secret));
 }
 
-/** Verifies signature, issuer, audience and expiry; any failure is a 401 `auth`. */
+/**
+ * Verifies signature, issuer, audience and expiry; any failure is a 401 `auth`.
+ * A token must carry `exp`, `iat`, `aud` and `iss`: one without an expiry would
+ * be a session that never ends.
+ */
 export async function verifyAccessToken(token: string, secret: string): Promise<AccessTokenClaims> {
   try {
     const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
       issuer: ISSUER,
       audience: AUDIENCE,
       algorithms: ['HS256'],
+      requiredClaims: ['exp', 'iat', 'aud', 'iss'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.email !== 'string') throw new Error('claims missing');
     return { userId: payload.sub, email: payload.email };

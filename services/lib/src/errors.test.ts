@@ -16,6 +16,7 @@ import {
 const documented: Array<[ErrorKind, GrpcStatus, number, ErrorClass]> = [
   ['validation', GrpcStatus.INVALID_ARGUMENT, 400, 'validation'],
   ['payload_too_large', GrpcStatus.INVALID_ARGUMENT, 413, 'validation'],
+  ['unsupported_media_type', GrpcStatus.INVALID_ARGUMENT, 415, 'validation'],
   ['auth', GrpcStatus.UNAUTHENTICATED, 401, 'auth'],
   ['permission', GrpcStatus.PERMISSION_DENIED, 403, 'permission'],
   ['not_found', GrpcStatus.NOT_FOUND, 404, 'not_found'],

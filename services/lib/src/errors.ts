@@ -9,6 +9,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 export const errorKinds = [
   'validation',
   'payload_too_large',
+  'unsupported_media_type',
   'auth',
   'permission',
   'not_found',
@@ -45,6 +46,7 @@ interface KindMapping {
 export const errorMapping: Record<ErrorKind, KindMapping> = {
   validation: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 400, errorClass: 'validation' },
   payload_too_large: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 413, errorClass: 'validation' },
+  unsupported_media_type: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 415, errorClass: 'validation' },
   auth: { grpc: GrpcStatus.UNAUTHENTICATED, http: 401, errorClass: 'auth' },
   permission: { grpc: GrpcStatus.PERMISSION_DENIED, http: 403, errorClass: 'permission' },
   not_found: { grpc: GrpcStatus.NOT_FOUND, http: 404, errorClass: 'not_found' },

@@ -130,7 +130,9 @@ function expectQuotaHeaders(headers: HeaderSource): void {
     expectAbsent(headers, [...COUNT_HEADERS, 'x-service-quota-credits']);
     const allowance = usdHeader(headers, 'x-service-quota-allowance-usd');
     const spent = usdHeader(headers, 'x-service-quota-spent-usd');
-    const remaining = allowance > spent ? allowance - spent : 0n;
+    // What calls in flight hold is reported where the ledger counted it (a refusal), and is not left.
+    const held = headers.get('x-service-quota-held-usd') === null ? 0n : usdHeader(headers, 'x-service-quota-held-usd');
+    const remaining = allowance > spent + held ? allowance - spent - held : 0n;
     expect(usdHeader(headers, 'x-service-quota-remaining-usd')).toBe(remaining);
     return;
   }
@@ -138,9 +140,10 @@ function expectQuotaHeaders(headers: HeaderSource): void {
   expectAbsent(headers, SPEND_HEADERS);
   const [limit, used, remaining] = COUNT_HEADERS.map((name) => BigInt(headers.get(name) ?? 'NaN'));
   const credits = BigInt(headers.get('x-service-quota-credits') ?? '0');
+  const held = BigInt(headers.get('x-service-quota-held') ?? '0');
   const left = (limit ?? 0n) > (used ?? 0n) ? (limit ?? 0n) - (used ?? 0n) : 0n;
-  // SPEC 8: remaining includes purchased credits.
-  expect(remaining).toBe(left + credits);
+  // SPEC 8: remaining includes purchased credits; what calls in flight hold is not left.
+  expect(remaining).toBe(left + credits > held ? left + credits - held : 0n);
 }
 
 export interface GatewayErrorBody {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DomainError } from '@gateway/lib/errors';
 import type { AgentDatabase } from '../db/schema';
 import { MEMORY_KEY_MAX, MEMORY_VALUE_MAX, memoryCategories, type MemoryCategoryName, type MemoryRow } from '../db/tables/memories';
+import { storableText } from '@gateway/lib/storable-text';
 
 /** How many entries one agent record may keep; the next new key is refused. */
 export const MEMORY_MAX_ENTRIES = 1000;
@@ -11,13 +12,11 @@ export const RECALL_LIMIT = 20;
 
 /** The fields of a memory entry, as the HTTP API, the gRPC request and the `remember` tool all check them. */
 export const memoryFields = {
-  key: z
-    .string()
+  key: storableText()
     .trim()
     .min(1, 'must not be empty')
     .max(MEMORY_KEY_MAX, `must be at most ${MEMORY_KEY_MAX} characters`),
-  value: z
-    .string()
+  value: storableText()
     .trim()
     .min(1, 'must not be empty')
     .max(MEMORY_VALUE_MAX, `must be at most ${MEMORY_VALUE_MAX} characters`),

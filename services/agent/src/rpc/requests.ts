@@ -4,6 +4,7 @@ import { AUTOMATION_TEXT_MAX } from '../automation/parse';
 import { memoryFields } from '../memory/memories';
 import { actorSchema } from './actor';
 import { agentEnums, enumField, optionalEnumField } from './enums';
+import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * Every request of gateway.agent.v1, checked at the service's boundary.
@@ -17,9 +18,9 @@ const API_KEY_MAX = 1024;
 
 const withActor = <Shape extends z.ZodRawShape>(shape: Shape) => z.object({ actor: actorSchema, ...shape });
 const uuid = (what: string) => z.guid({ error: `must be ${what} id (a UUID)` });
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const text = (max: number) => storableText().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const title = text(SESSION_TITLE_MAX);
-const icon = z.string().trim().max(SESSION_ICON_MAX, `must be at most ${SESSION_ICON_MAX} characters`);
+const icon = storableText().trim().max(SESSION_ICON_MAX, `must be at most ${SESSION_ICON_MAX} characters`);
 
 export const actorOnly = withActor({});
 
@@ -28,7 +29,7 @@ export const statusRequest = withActor({ include: z.array(enumField(agentEnums.s
 export const chatRequest = withActor({
   message: text(MESSAGE_MAX),
   sessionId: z.union([z.literal('').transform(() => null), uuid('a session')]),
-  images: z.array(z.string()),
+  images: z.array(storableText()),
 });
 
 export const createSessionRequest = withActor({
@@ -51,8 +52,8 @@ export const updateSessionRequest = withActor({
 
 export const sessionIdRequest = withActor({ sessionId: uuid('a session') });
 
-export const skillEnabledRequest = withActor({ skill: z.string(), enabled: z.boolean() });
-export const skillCredentialsRequest = withActor({ skill: z.string(), config: z.record(z.string(), z.string()) });
+export const skillEnabledRequest = withActor({ skill: storableText(), enabled: z.boolean() });
+export const skillCredentialsRequest = withActor({ skill: storableText(), config: z.record(storableText(), storableText()) });
 
 export const createMemoryRequest = withActor({ ...memoryFields, category: enumField(agentEnums.memoryCategory) });
 
@@ -60,11 +61,11 @@ export const recommendRequest = withActor({ message: text(MESSAGE_MAX) });
 
 export const automateRequest = withActor({
   command: enumField(agentEnums.automateCommand),
-  text: z.string().max(AUTOMATION_TEXT_MAX, `must be at most ${AUTOMATION_TEXT_MAX} characters`),
+  text: storableText().max(AUTOMATION_TEXT_MAX, `must be at most ${AUTOMATION_TEXT_MAX} characters`),
 });
 
 export const updateSettingsRequest = withActor({
-  aiModel: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+  aiModel: storableText().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
   messengerType: optionalEnumField(agentEnums.messengerType),
   serverTier: optionalEnumField(agentEnums.serverTier),
   serverRegion: optionalEnumField(agentEnums.serverRegion),

@@ -17,6 +17,7 @@ import type { KeyEnvironment } from '../keys/format';
 import { DEFAULT_SCOPES, scopeSetSchema } from '../keys/scopes';
 import { issueGatewayToken, issuePlatformAgentSecret } from '../legacy/issue';
 import { defaultMessagesLimit, planTierNames } from './plans';
+import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * The operations of `npm run admin`, as plain functions on the auth database:
@@ -27,7 +28,7 @@ import { defaultMessagesLimit, planTierNames } from './plans';
 export const flagName: FieldNamer = (key) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 
 const id = (what: string) => z.uuid(`must be the id (a UUID) of ${what}`);
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const text = (max: number) => storableText().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values) =>
   z.enum(values, { error: `must be one of ${values.join(', ')}` });
 

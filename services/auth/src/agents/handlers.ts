@@ -7,6 +7,7 @@ import { idSchema, optionalIdSchema, parseRequest } from '../keys/request';
 import { listOrganizationAgents } from './organization';
 import { findUserAgent, toAgentRecordMessage } from './records';
 import { updateAgentSettings } from './settings';
+import { storableText } from '@gateway/lib/storable-text';
 
 type AgentHandlers = Pick<UnaryHandlers<typeof AuthServiceService>, 'getUserAgent' | 'updateAgentSettings' | 'listOrganizationAgents'>;
 
@@ -19,7 +20,7 @@ const listOrganizationAgentsSchema = z.object({ actorUserId: idSchema, organizat
 const updateSettingsSchema = z.object({
   userId: idSchema,
   agentId: idSchema,
-  aiModel: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+  aiModel: storableText().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
   messengerType: oneOf(messengerTypes).optional(),
   serverTier: oneOf(serverTiers).optional(),
   serverRegion: oneOf(serverRegions).optional(),

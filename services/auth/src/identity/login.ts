@@ -25,31 +25,52 @@ function rateLimited(seconds: number, internalReason: string): DomainError {
   });
 }
 
+/** How long a source an account signed in from stays exempt from the account's ceiling. */
+export const KNOWN_SOURCE_SECONDS = 30 * 86_400;
+
 /**
- * Password sign-in. Failed attempts are counted per account and per source
- * address; past either limit the request is refused before the password is
- * looked at. Success forgets the account's failures (not the source's, so a
- * caller cannot reset its address by signing in to an account it owns).
+ * Password sign-in, throttled without locking anyone out (OWASP's advice
+ * against credential stuffing): failures are counted per account and source
+ * address together, per source address across accounts, and per account across
+ * sources. The account's count is a much higher ceiling against a distributed
+ * guess, and it does not apply to a source the account signed in from in the
+ * last 30 days, so a stranger's failures never keep the owner out of their own
+ * address. Past a limit the request is refused before the password is looked
+ * at. Success forgets the account's failures and those of the pair (not the
+ * source's, so a caller cannot reset its address by signing in to an account
+ * it owns).
  */
 export async function login({ db, throttle, settings }: AuthDeps, { email, password, sourceAddress }: LoginInput): Promise<Session> {
-  const { maxFailuresPerAccount, maxFailuresPerSource, windowSeconds } = settings.loginThrottle;
+  const { maxFailuresPerAccountSource, maxFailuresPerSource, maxFailuresPerAccount, windowSeconds } = settings.loginThrottle;
+  const bucket = sourceBucket(sourceAddress);
+  const pair: [string, ThrottlePolicy] = [`login:pair:${bucket}:${email}`, { limit: maxFailuresPerAccountSource, windowSeconds }];
+  const source: [string, ThrottlePolicy] = [`login:source:${bucket}`, { limit: maxFailuresPerSource, windowSeconds }];
   const account: [string, ThrottlePolicy] = [`login:account:${email}`, { limit: maxFailuresPerAccount, windowSeconds }];
-  const source: [string, ThrottlePolicy] = [`login:source:${sourceBucket(sourceAddress)}`, { limit: maxFailuresPerSource, windowSeconds }];
+  const knownSource = `login:known:${bucket}:${email}`;
 
-  const [accountWait, sourceWait] = await Promise.all([throttle.retryAfterSeconds(...account), throttle.retryAfterSeconds(...source)]);
-  if (accountWait > 0 || sourceWait > 0) {
-    throw rateLimited(Math.max(accountWait, sourceWait), accountWait > 0 ? 'login throttled for the account' : 'login throttled for the source');
-  }
+  const [pairWait, sourceWait, accountWait, known] = await Promise.all([
+    throttle.retryAfterSeconds(...pair),
+    throttle.retryAfterSeconds(...source),
+    throttle.retryAfterSeconds(...account),
+    throttle.remembers(knownSource),
+  ]);
+  const waits: Array<[number, string]> = [
+    [pairWait, 'login throttled for the account from this source'],
+    [sourceWait, 'login throttled for the source'],
+    [known ? 0 : accountWait, 'login throttled for the account'],
+  ];
+  const longest = waits.reduce((worst, wait) => (wait[0] > worst[0] ? wait : worst));
+  if (longest[0] > 0) throw rateLimited(...longest);
 
   const found = await findLoginAccount(db, email);
   // An unknown email spends the same scrypt work as a wrong password.
   const matches = await verifyPassword(password, found?.passwordHash ?? (await dummyPasswordHash()));
   if (!found || !matches) {
-    await Promise.all([throttle.recordFailure(...account), throttle.recordFailure(...source)]);
+    await Promise.all([throttle.recordFailure(...pair), throttle.recordFailure(...source), throttle.recordFailure(...account)]);
     throw new DomainError('auth', INVALID_LOGIN_MESSAGE, { internalReason: found ? 'wrong password' : 'unknown email' });
   }
 
-  await throttle.clear(account[0]);
+  await Promise.all([throttle.clear(pair[0]), throttle.clear(account[0]), throttle.remember(knownSource, KNOWN_SOURCE_SECONDS)]);
   const refreshToken = await issueRefreshToken(db, found.id, settings.refreshTokenTtlDays);
   return openSession({ db, settings }, found.id, refreshToken);
 }

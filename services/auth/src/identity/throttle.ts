@@ -23,6 +23,10 @@ export interface AttemptThrottle {
   recordFailure(key: string, policy: ThrottlePolicy): Promise<void>;
   /** Forgets every failure of `key` (after a success). */
   clear(key: string): Promise<void>;
+  /** Notes `key` for `seconds` (a source an account signed in from). */
+  remember(key: string, seconds: number): Promise<void>;
+  /** Whether `key` was noted and its time has not run out. */
+  remembers(key: string): Promise<boolean>;
 }
 
 /** Seconds left in a window, never 0 while it is still open. */
@@ -65,6 +69,15 @@ export class RedisAttemptThrottle implements AttemptThrottle {
 
   async clear(key: string): Promise<void> {
     await this.call(() => this.redis.del(this.namespace + key));
+  }
+
+  async remember(key: string, seconds: number): Promise<void> {
+    // Noted with no failures, as the memory store notes it.
+    await this.call(() => this.redis.set(this.namespace + key, '0', 'EX', seconds));
+  }
+
+  async remembers(key: string): Promise<boolean> {
+    return (await this.call(() => this.redis.exists(this.namespace + key))) === 1;
   }
 
   /** Without its store the throttle protects nothing, so callers fail closed with a 503. */
@@ -126,6 +139,10 @@ export class MemoryAttemptThrottle implements AttemptThrottle {
       return;
     }
     this.windows.set(key, { failures: 1, endsAt: this.now() + policy.windowSeconds * 1000 });
+    this.evictOldest();
+  }
+
+  private evictOldest(): void {
     // Map iteration follows insertion order, so the first keys hold the oldest windows.
     for (const oldest of this.windows.keys()) {
       if (this.windows.size <= this.maxKeys) break;
@@ -135,6 +152,17 @@ export class MemoryAttemptThrottle implements AttemptThrottle {
 
   async clear(key: string): Promise<void> {
     this.windows.delete(key);
+  }
+
+  /** A noted key is a window without failures, swept and capped like the others. */
+  async remember(key: string, seconds: number): Promise<void> {
+    this.windows.delete(key);
+    this.windows.set(key, { failures: 0, endsAt: this.now() + seconds * 1000 });
+    this.evictOldest();
+  }
+
+  async remembers(key: string): Promise<boolean> {
+    return this.openWindow(key) !== undefined;
   }
 
   private openWindow(key: string): Window | undefined {

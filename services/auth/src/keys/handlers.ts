@@ -13,6 +13,7 @@ import { revokeApiKey } from './revoke';
 import { DEFAULT_SCOPES, scopeSetSchema } from './scopes';
 import { requireKeyTables } from './tables';
 import { updateApiKey } from './update';
+import { storableText } from '@gateway/lib/storable-text';
 
 type KeyHandlers = Pick<
   UnaryHandlers<typeof AuthServiceService>,
@@ -20,8 +21,7 @@ type KeyHandlers = Pick<
 >;
 
 const actorShape = { actorUserId: idSchema, organizationId: idSchema };
-const nameSchema = z
-  .string()
+const nameSchema = storableText()
   .trim()
   .min(1, { error: 'is required, 1 to 100 characters' })
   .max(100, { error: 'must be at most 100 characters' });

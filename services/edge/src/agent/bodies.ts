@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentEnums, enumBodyField } from './enums';
+import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * The request bodies and queries of SPEC 4.5, exactly as it names their
@@ -10,7 +11,7 @@ import { agentEnums, enumBodyField } from './enums';
  * service, whose messages name the same fields.
  */
 const uuid = z.guid();
-const nonEmpty = z.string().trim().min(1);
+const nonEmpty = storableText().trim().min(1);
 
 export const statusQuery = z.strictObject({
   include: z
@@ -23,11 +24,11 @@ export const statusQuery = z.strictObject({
 export const chatBody = z.strictObject({
   message: nonEmpty,
   session_id: uuid.optional(),
-  images: z.array(z.string()).optional(),
+  images: z.array(storableText()).optional(),
 });
 
 export const createSessionBody = z.strictObject({
-  title: z.string(),
+  title: storableText(),
   category: enumBodyField(agentEnums.sessionCategory).optional(),
 });
 
@@ -36,11 +37,11 @@ const SESSION_FIELDS = ['title', 'category', 'status', 'icon', 'pinned'] as cons
 export const updateSessionBody = z
   .strictObject({
     sessionId: uuid,
-    title: z.string().optional(),
+    title: storableText().optional(),
     category: enumBodyField(agentEnums.sessionCategory).optional(),
     status: enumBodyField(agentEnums.sessionStatus).optional(),
     // null (or "") removes the icon.
-    icon: z.string().nullable().optional(),
+    icon: storableText().nullable().optional(),
     pinned: z.boolean().optional(),
   })
   .refine((body) => SESSION_FIELDS.some((field) => body[field] !== undefined), {
@@ -51,18 +52,18 @@ export const deleteSessionBody = z.strictObject({ sessionId: uuid });
 
 export const enableSkillBody = z.strictObject({ skill: nonEmpty, enabled: z.boolean() });
 
-export const skillCredentialsBody = z.strictObject({ skill: nonEmpty, config: z.record(z.string(), z.string()) });
+export const skillCredentialsBody = z.strictObject({ skill: nonEmpty, config: z.record(storableText(), storableText()) });
 
 export const createMemoryBody = z.strictObject({
-  key: z.string(),
-  value: z.string(),
+  key: storableText(),
+  value: storableText(),
   category: enumBodyField(agentEnums.memoryCategory),
 });
 
 export const recommendBody = z.strictObject({ message: nonEmpty });
 
 export const automateBody = z
-  .strictObject({ command: enumBodyField(agentEnums.automateCommand), text: z.string().optional() })
+  .strictObject({ command: enumBodyField(agentEnums.automateCommand), text: storableText().optional() })
   .refine((body) => body.command === agentEnums.automateCommand.valueOf('status') || (body.text ?? '').trim() !== '', {
     message: 'is required for every command but status: describe what to do and when',
     path: ['text'],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '@gateway/lib/storable-text';
 
 /** The Console's key API (DESIGN 4, SPEC 2.1 and 4.4). */
 const uuid = z.guid();
@@ -32,7 +33,7 @@ export type KeyJson = z.output<typeof keySchema>;
 export const keyListSchema = z.object({ active: z.array(keySchema), revoked: z.array(keySchema) });
 export type KeyList = z.output<typeof keyListSchema>;
 
-const keyName = z.string().trim().min(1);
+const keyName = storableText().trim().min(1);
 /** Scope names are checked by the auth service, whose error lists the valid ones. */
 const scopeNames = z.array(z.string());
 /** The bounds the auth contract states for `expires_in_days`. */

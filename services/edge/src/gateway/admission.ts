@@ -19,11 +19,6 @@ export function worstCaseFor(models: ReadonlyMap<string, CatalogModel>, servedMo
   return worstCaseOf(upstreamBody, model);
 }
 
-/** What the ledger would still admit: the allowance not spent and not held by calls in flight. */
-function spendLeft(quota: QuotaState): bigint {
-  const left = BigInt(quota.remainingMicros) - BigInt(quota.heldMicros ?? '0');
-  return left > 0n ? left : 0n;
-}
 
 /**
  * The 402 of a refused call. On the spend meter it names the call's worst
@@ -37,7 +32,7 @@ export function quotaRefusal(quota: QuotaState | undefined, worstCase: WorstCase
   const message =
     `This request could cost up to $${formatUsd(worstCase.costMicros)} ` +
     `(at most ${worstCase.inputTokens} input and ${worstCase.outputTokens} output tokens), ` +
-    `and $${formatUsd(spendLeft(quota))} of this month's allowance is left after the requests in flight. ` +
+    `and $${formatUsd(BigInt(quota.remainingMicros))} of this month's allowance is left after the requests in flight. ` +
     'Set a lower max_completion_tokens (or max_tokens), or send a shorter prompt, so that it fits; ' +
     'the allowance resets at the start of the next UTC month.';
   return new DomainError('quota', message, { retryAfterSeconds });

@@ -117,7 +117,8 @@ async function servePrincipal(
         deps.settings.recordDeadlineMs,
       );
       facts.metered = outcome.metered;
-      facts.quota = outcome.quota ?? facts.quota;
+      // A refusal keeps the counters that refused it, which include what calls in flight hold.
+      if (domain.errorClass !== 'quota') facts.quota = outcome.quota ?? facts.quota;
       writeGatewayHeaders(res, gatewayHeaders(facts));
     }
     throw error;

@@ -114,6 +114,10 @@ export function writeGatewayHeaders(res: HeaderTarget, headers: Record<string, s
   for (const name in headers) res.setHeader(name, headers[name] ?? '');
 }
 
+/**
+ * The quota headers of SPEC 8, plus what calls in flight hold (`-held`) where
+ * the ledger counted it, as on a refusal: spent, held and remaining then say why.
+ */
 export function quotaHeaders(quota: QuotaState | undefined): Record<string, string> {
   const meter = quota ? METER_NAMES[quota.meter] : undefined;
   if (!quota || !meter) return { 'x-service-quota-meter': '' };

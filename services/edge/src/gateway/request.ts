@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '@gateway/lib/errors';
 import { innermostIssue } from '../http/validation';
+import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * The chat-completions body as the gateway checks it: every message shape
@@ -71,13 +72,17 @@ const message = z.discriminatedUnion(
   { error: () => `expected one of ${chatRoles.join(', ')}` },
 );
 
+/** The router's request carries the bound as a protobuf int32. */
+const INT32_MAX = 2_147_483_647;
+export const outputTokenBound = z.number().int().positive().max(INT32_MAX, { error: `must be at most ${INT32_MAX}` });
+
 export const chatCompletionBody = z.looseObject({
-  model: z.string().min(1).max(200),
+  model: storableText().min(1).max(200),
   messages: z.array(message).min(1),
   stream: z.boolean().optional(),
   tools: z.array(z.looseObject({ type: z.string() })).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  max_completion_tokens: z.number().int().positive().optional(),
+  max_tokens: outputTokenBound.optional(),
+  max_completion_tokens: outputTokenBound.optional(),
   n: z.number().int().min(1).max(16).optional(),
 });
 

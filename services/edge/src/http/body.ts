@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { DomainError } from '@gateway/lib/errors';
+import { fieldNestedTooDeep, MAX_JSON_DEPTH } from './json-depth';
 
 /** The fields body-parser puts on the errors it raises. */
 interface BodyParserError {
@@ -12,6 +13,23 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   const { type, status } = error as { type?: unknown; status?: unknown };
   return typeof type === 'string' && typeof status === 'number';
 }
+
+/** What body-parser decompresses (zstd too, where Node has it). */
+const SUPPORTED_ENCODINGS = 'gzip, deflate or br';
+
+/**
+ * A body that its Content-Encoding does not describe (`gzip` on plain JSON):
+ * body-parser passes the decompressor's error on (a zlib `code`, status 400),
+ * without a `type` of its own.
+ */
+function isUndecodableBody(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, status, type } = error as Error & { code?: unknown; status?: unknown; type?: unknown };
+  return status === 400 && type === undefined && typeof code === 'string';
+}
+
+const undecodableBody = () =>
+  new DomainError('validation', 'Invalid request: the request body is not encoded as its Content-Encoding says.', { field: 'content-encoding' });
 
 /**
  * body-parser's errors as DomainErrors. The parser's own message is dropped:
@@ -28,8 +46,11 @@ function fromBodyParserError(error: BodyParserError, limitBytes: number): Domain
         field: 'body',
       });
     case 'encoding.unsupported':
+      return new DomainError('unsupported_media_type', `Unsupported Content-Encoding: send the body as is, or compressed with one of ${SUPPORTED_ENCODINGS}.`, {
+        field: 'content-encoding',
+      });
     case 'charset.unsupported':
-      return new DomainError('validation', 'Invalid request: the request body must be UTF-8 JSON without content encoding.', {
+      return new DomainError('unsupported_media_type', 'Unsupported charset: the request body must be UTF-8 JSON.', {
         field: 'content-type',
       });
     default:
@@ -52,10 +73,20 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Parses JSON bodies up to the limit; an absent body leaves req.body undefined. */
+/** A body nested deeper than MAX_JSON_DEPTH is refused before any handler reads it. */
+const refuseDeepNesting: RequestHandler = (req, _res, next) => {
+  const field = fieldNestedTooDeep(req.body);
+  if (field !== undefined) {
+    throw new DomainError('validation', `Invalid request: body field "${field}" nests JSON deeper than ${MAX_JSON_DEPTH} levels, the limit.`, { field });
+  }
+  next();
+};
+
+/** Parses JSON bodies up to the limit and the nesting depth; an absent body leaves req.body undefined. */
 export function jsonBody(limitBytes: number): Array<RequestHandler | ErrorRequestHandler> {
   const translateErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
-    next(isBodyParserError(error) ? fromBodyParserError(error, limitBytes) : error);
+    if (isUndecodableBody(error)) next(undecodableBody());
+    else next(isBodyParserError(error) ? fromBodyParserError(error, limitBytes) : error);
   };
-  return [requireJsonBody, express.json({ limit: limitBytes, strict: true }), translateErrors];
+  return [requireJsonBody, express.json({ limit: limitBytes, strict: true }), translateErrors, refuseDeepNesting];
 }

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError, toDomainError } from '@gateway/lib/errors';
 import type { Logger } from '@gateway/lib/logging';
 import type { ErrorBody } from '../contract';
+import { isUndecodablePathError, undecodablePathError } from './path-parameters';
 
 export function errorBody(error: DomainError, requestId: string): ErrorBody {
   return { error: { message: error.message, type: error.errorClass, code: error.httpStatus, request_id: requestId } };
@@ -18,9 +19,9 @@ export const unknownRoute: RequestHandler = (req) => {
  * generic `internal` with the request id to report.
  */
 export function renderErrors(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
-    const domain = toDomainError(error);
-    if (!(error instanceof DomainError)) logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
+  return (error: unknown, req, res, next) => {
+    const domain = isUndecodablePathError(error) ? undecodablePathError(req) : toDomainError(error);
+    if (!(error instanceof DomainError) && domain.kind === 'internal') logger.error({ err: error, request_id: res.locals.requestId }, 'unhandled error');
     if (res.headersSent) {
       // Too late for an error body; let express end the connection.
       next(error);

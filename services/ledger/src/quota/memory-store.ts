@@ -39,7 +39,7 @@ export class MemoryQuotaStore implements QuotaStore {
       hold.meter === 'spend'
         ? counters.used + reserved < limit && counters.used + reserved + hold.amount <= limit
         : reserved < max(0n, limit - counters.used) + counters.credits;
-    if (!fits && enforce) return Promise.resolve({ kind: 'denied', counters });
+    if (!fits && enforce) return Promise.resolve({ kind: 'denied', counters: { ...counters, held: reserved } });
     state.holds.set(hold.id, { meter: hold.meter, amount: hold.amount, expiresAtMs: hold.expiresAtMs });
     state.reserved[hold.meter] += hold.amount;
     return Promise.resolve({ kind: 'reserved', counters: this.countersOf(state, hold.meter) });

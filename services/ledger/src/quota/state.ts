@@ -29,15 +29,18 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
  * Credits are consumed one by one once usage passes the plan's limit, so what
- * is left is the unused part of the limit plus the credits still held.
+ * is left is the unused part of the limit plus the credits still held, less
+ * what calls in flight hold: remaining is what a new call can still take, and
+ * spent + held + remaining = allowance says why a call was refused.
  */
 export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Period): QuotaSnapshot {
+  const held = counters.held ?? 0n;
   if (rule.meter === 'spend') {
     return {
       meter: 'spend',
       allowanceMicros: rule.limit,
       spentMicros: counters.used,
-      remainingMicros: max(0n, rule.limit - counters.used),
+      remainingMicros: max(0n, rule.limit - counters.used - held),
       ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
       resetsAt: period.resetsAt,
     };
@@ -46,7 +49,7 @@ export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Perio
     meter: rule.meter,
     limit: rule.limit,
     used: counters.used,
-    remaining: max(0n, rule.limit - counters.used) + counters.credits,
+    remaining: max(0n, max(0n, rule.limit - counters.used) + counters.credits - held),
     credits: counters.credits,
     ...(counters.held === undefined ? {} : { held: counters.held }),
     resetsAt: period.resetsAt,

@@ -36,7 +36,10 @@ export interface SettleCommand extends CounterKey {
   limit: bigint;
 }
 
-/** `missing`: the period's counters are not loaded (first use, or the store lost them). */
+/**
+ * `missing`: the period's counters are not loaded (first use, or the store lost them).
+ * A refusal's counters include what holds in flight took (`held`), which is why it was refused.
+ */
 export type ReserveOutcome = { kind: 'missing' } | { kind: 'reserved' | 'denied'; counters: Counters };
 export type SettleOutcome = { kind: 'missing' } | { kind: 'settled'; counters: Counters; creditsUsed: number };
 

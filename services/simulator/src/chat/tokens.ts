@@ -19,11 +19,47 @@ const MEMO_ENTRIES = 4096;
 const MEMO_MAX_TEXT_LENGTH = 16_384;
 const memo = new Map<string, number>();
 
+/**
+ * The encoder's byte-pair merging costs the square of a word's length, so one
+ * long run without spaces (a megabyte of one character) would stall the process
+ * for minutes. Text is therefore encoded in pieces of at most this many
+ * characters, which makes the cost linear in the text's length.
+ */
+export const MAX_PIECE_LENGTH = 512;
+
+const isWhitespace = (char: string | undefined) => char !== undefined && /\s/.test(char);
+
+/**
+ * Where the piece starting at `start` ends. Preferably just before a space that
+ * follows a non-space: the encoder starts a word there anyway, so the counts are
+ * exactly those of the whole text. A word longer than a piece is cut (never
+ * inside a surrogate pair), which can change its count by a token per cut.
+ */
+function pieceEnd(text: string, start: number): number {
+  const limit = start + MAX_PIECE_LENGTH;
+  if (limit >= text.length) return text.length;
+  for (let cut = limit; cut > start + 1; cut -= 1) {
+    if (text[cut] === ' ' && !isWhitespace(text[cut - 1])) return cut;
+  }
+  const code = text.charCodeAt(limit);
+  return code >= 0xdc00 && code <= 0xdfff ? limit - 1 : limit;
+}
+
+/** `text` cut into consecutive pieces of at most MAX_PIECE_LENGTH characters. */
+export function* textPieces(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
 export function countTextTokens(text: string): number {
   if (text.length === 0) return 0;
   const known = memo.get(text);
   if (known !== undefined) return known;
-  const count = countTokens(text, PLAIN_TEXT);
+  let count = 0;
+  for (const piece of textPieces(text)) count += countTokens(piece, PLAIN_TEXT);
   if (text.length > MEMO_MAX_TEXT_LENGTH) return count;
   if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
   memo.set(text, count);
@@ -32,7 +68,7 @@ export function countTextTokens(text: string): number {
 
 /** The first `limit` tokens of `text`, as text whose own count is at most `limit`. */
 export function truncateToTokens(text: string, limit: number): { text: string; tokens: number } {
-  const tokens = encode(text, PLAIN_TEXT);
+  const tokens = [...textPieces(text)].flatMap((piece) => encode(piece, PLAIN_TEXT));
   if (tokens.length <= limit) return { text, tokens: tokens.length };
   // Decoding a prefix can re-encode differently at the cut; shorten until it fits.
   for (let keep = limit; keep > 0; keep -= 1) {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { storableText } from '@gateway/lib/storable-text';
+import { outputTokenBound } from '../request';
 
 /**
  * The body of `POST /api/gateway/v1/responses` that the gateway serves: the
@@ -102,13 +104,13 @@ const includable = z.enum([
 ]);
 
 export const responsesRequestBody = z.strictObject({
-  model: z.string().min(1).max(200),
+  model: storableText().min(1).max(200),
   input: z.union([z.string(), z.array(inputItem).min(1)], { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string or an array of input items') }),
   instructions: z.string().nullish(),
   tools: z.array(functionTool).optional(),
   tool_choice: toolChoice.optional(),
   parallel_tool_calls: z.boolean().nullish(),
-  max_output_tokens: z.number().int().positive().nullish(),
+  max_output_tokens: outputTokenBound.nullish(),
   text: z.strictObject({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() }).optional(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
