@@ -14,7 +14,7 @@ export type DatabaseTarget =
       kind: 'postgres';
       url: string;
       poolSize?: number;
-      /** Told when Postgres closes an idle pooled connection (a restart, a terminated backend). */
+      /** Told when Postgres closes a pooled connection (a restart, a terminated backend). */
       logger?: Pick<Logger, 'warn'>;
     }
   | { kind: 'pglite'; pglite: PGlite };
@@ -29,11 +29,32 @@ export interface Database<DB> {
 function dialectFor(target: DatabaseTarget): Dialect {
   if (target.kind === 'pglite') return new PGliteDialect(target.pglite);
   const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 });
-  // Without a listener, an idle connection closed by the server (a Postgres
-  // restart, a terminated backend) is an unhandled 'error' event that ends
-  // the process. The pool has already dropped that connection; the next query
-  // opens a new one, and a lasting outage fails that query and the health check.
-  pool.on('error', (error) => target.logger?.warn({ err: error.message }, 'postgres closed an idle connection'));
+  // Postgres may end a connection at any moment (a restart, a failover, a
+  // terminated backend). A pg client then emits 'error', and an 'error' event
+  // without a listener ends the process. The pool listens only while a client
+  // is idle; a client checked out for a query or a transaction gets its own
+  // listener here, for its whole life. The statement in flight fails on its own.
+  //
+  // A FATAL error (57P01 on a terminated backend) reaches the statement in
+  // flight, but the client stays queryable until the socket closes a moment
+  // later, and a client released in that moment would go back to the pool and
+  // fail the next caller. Ending the client at once makes the pool discard it
+  // on release; the next query opens a new connection.
+  pool.on('connect', (client) => {
+    let lost = false;
+    const connectionLost = (reason: string) => {
+      if (lost) return;
+      lost = true;
+      target.logger?.warn({ err: reason }, 'postgres closed a connection');
+      void client.end().catch(() => undefined);
+    };
+    client.on('error', (error) => connectionLost(error.message));
+    client.connection.on('errorMessage', (message: { severity?: string; message?: string }) => {
+      if (message.severity === 'FATAL') connectionLost(message.message ?? 'fatal error');
+    });
+  });
+  // The same error reaches the pool for an idle client: the client's own listener has handled it.
+  pool.on('error', () => undefined);
   return new PostgresDialect({ pool });
 }
 
