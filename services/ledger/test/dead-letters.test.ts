@@ -5,7 +5,7 @@ import { periodOf } from '../src/quota/period';
 import { buildPayload } from '../src/recording/build';
 import { ledgerKeys } from '../src/redis/keys';
 import { recordSchema } from '../src/rpc/schemas';
-import { openLedgerSuite, recordOf, subject, untilDone, type LedgerSuite } from './support/ledger';
+import { openLedgerSuite, recordOf, scrapeMetric, subject, untilDone, type LedgerSuite } from './support/ledger';
 
 /**
  * A record Postgres refuses (here a NUL byte in a text column, which Postgres
@@ -70,8 +70,7 @@ describe('a record Postgres refuses', () => {
     const logLines = ledger.logs().split('\n').filter((line) => line.includes('record refused by postgres'));
     expect(logLines).toHaveLength(1);
     expect(logLines[0]).toContain(refused.requestId);
-    const metrics = await (await fetch(`http://127.0.0.1:${ledger.metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/ledger_writer_records_total\{[^}]*outcome="dead_lettered"[^}]*\} 1\b/);
+    await expect(scrapeMetric(ledger, 'ledger_writer_records_total', { outcome: 'dead_lettered' })).resolves.toBe(1);
 
     // Nothing is left pending: the refused record's entry was acknowledged with the rest.
     const pending = (await redis.xpending(stream, 'ledger-writers')) as [number, ...unknown[]];

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { Client } from 'pg';
-import type { ServiceProcess } from '../../../test/support/processes';
-import { openLedgerSuite, recordOf, subject, untilDone, type LedgerClient, type LedgerSuite } from './support/ledger';
+import { openLedgerSuite, recordOf, scrapeMetric, subject, untilDone, type LedgerClient, type LedgerSuite } from './support/ledger';
 
 /**
  * Postgres ends the ledger's connections again and again (pg_terminate_backend
@@ -28,16 +27,6 @@ describe('ledger while Postgres ends its connections', () => {
     await suite?.close();
   });
 
-  /** The writer's failed batches so far, from its metrics; undefined once the process is gone. */
-  const failedBatches = async (ledger: ServiceProcess): Promise<number | undefined> => {
-    try {
-      const text = await (await fetch(`http://127.0.0.1:${ledger.metricsPort}/metrics`)).text();
-      return Number(/^ledger_writer_failed_batches_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
-    } catch {
-      return undefined;
-    }
-  };
-
   const send = async (client: LedgerClient, who: ReturnType<typeof subject>, accepted: Set<string>, stop: () => boolean) => {
     const worker = async () => {
       while (!stop()) {
@@ -61,7 +50,7 @@ describe('ledger while Postgres ends its connections', () => {
     for (;;) {
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
       rounds += 1;
-      const failed = await failedBatches(ledger);
+      const failed = await scrapeMetric(ledger, 'ledger_writer_failed_batches_total');
       if (failed === undefined || failed >= FAILED_BATCHES) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -133,6 +133,29 @@ export async function openLedgerSuite(label: string): Promise<LedgerSuite> {
   };
 }
 
+/**
+ * The sum of a metric's series in a process's Prometheus scrape, over the
+ * series that carry every label given; undefined when the process does not
+ * answer (it is gone).
+ */
+export async function scrapeMetric(ledger: ServiceProcess, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await (await fetch(`http://127.0.0.1:${ledger.metricsPort}/metrics`)).text();
+  } catch {
+    return undefined;
+  }
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (match?.[1] !== name) continue;
+    const series = match[2] ?? '';
+    if (wanted.every((pair) => series.includes(pair))) sum += Number(match[3]);
+  }
+  return sum;
+}
+
 /** A W3C trace id, the shape of every request id. */
 export function newRequestId(): string {
   return randomBytes(16).toString('hex');
