@@ -3,6 +3,7 @@ import type { Logger } from '@gateway/lib/logging';
 import { gatewayMeter } from '@gateway/lib/metrics';
 import type { LedgerDatabase } from '../db/schema';
 import { databaseFailure } from '../db/errors';
+import { DEAD_LETTERS_MIGRATION } from '../db/migrations';
 import { outageLog } from '../outage-log';
 import type { QueuedRecord, RecordQueue } from '../queue/queue';
 import { recordPayloadSchema } from '../recording/payload';
@@ -110,7 +111,7 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
     );
     const refused = refusals.map(({ item, error }) => refusalOf(item.record.payload.request_id, item.entry, error));
     const setAsideNow = await setAside(db, refused).catch((error: unknown) => {
-      throw databaseFailure(error);
+      throw databaseFailure(error, DEAD_LETTERS_MIGRATION);
     });
     await queue.ack(batch.map(({ id }) => id));
     for (const { requestId, entry, code, reason } of refused) {

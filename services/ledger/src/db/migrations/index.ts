@@ -13,6 +13,9 @@ export const ledgerMigrations: MigrationIndex = {
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */
 export const LEDGER_TABLES_MIGRATION = '0001_ledger';
 
+/** The migration that creates `dead_letters`, named when the writer cannot set a refused record aside. */
+export const DEAD_LETTERS_MIGRATION = '0003_dead_letters';
+
 /** The migration that gives the usage service its read-only role and index, named in its 503 when missing. */
 export const USAGE_READS_MIGRATION = '0002_usage_reads';
 
