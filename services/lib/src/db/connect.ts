@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool, types } from 'pg';
 import type { Logger } from '../logging';
+import { gatewayMeter } from '../metrics';
 
 // bigint columns (money, counters) arrive as strings, never as lossy numbers;
 // timestamptz arrives as Date.
@@ -26,8 +27,37 @@ export interface Database<DB> {
   destroy(): Promise<void>;
 }
 
+/** How often at most a pool logs lost connections; the rest are counted in the line that follows. */
+const LOST_CONNECTION_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Counts every connection Postgres closed, and logs the first at warn and
+ * then at most one line a minute with the number since the last: a restart
+ * or a failover ends every connection of the pool at once, and an operator
+ * ending backends in a loop would otherwise fill the log.
+ */
+function lostConnectionReporter(logger: Pick<Logger, 'warn'> | undefined): (reason: string) => void {
+  const lost = gatewayMeter().createCounter('db.connections.lost', {
+    description: 'Pooled Postgres connections the server closed (restart, failover, terminated backend).',
+  });
+  let loggedAtMs = Number.NEGATIVE_INFINITY;
+  let unlogged = 0;
+  return (reason) => {
+    lost.add(1);
+    const nowMs = Date.now();
+    if (nowMs - loggedAtMs < LOST_CONNECTION_LOG_INTERVAL_MS) {
+      unlogged += 1;
+      return;
+    }
+    logger?.warn({ err: reason, also_lost_since_last_line: unlogged }, 'postgres closed a connection');
+    loggedAtMs = nowMs;
+    unlogged = 0;
+  };
+}
+
 function dialectFor(target: DatabaseTarget): Dialect {
   if (target.kind === 'pglite') return new PGliteDialect(target.pglite);
+  const reportLost = lostConnectionReporter(target.logger);
   const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // Postgres may end a connection at any moment (a restart, a failover, a
   // terminated backend). A pg client then emits 'error', and an 'error' event
@@ -45,7 +75,7 @@ function dialectFor(target: DatabaseTarget): Dialect {
     const connectionLost = (reason: string) => {
       if (lost) return;
       lost = true;
-      target.logger?.warn({ err: reason }, 'postgres closed a connection');
+      reportLost(reason);
       void client.end().catch(() => undefined);
     };
     client.on('error', (error) => connectionLost(error.message));

@@ -71,5 +71,6 @@ it('fails a transaction whose connection is ended between its statements, and se
   ended();
   await expect(transaction).rejects.toThrow();
   expect(await selectOne()).toBe(1);
-  expect(logLines.join('')).toContain('postgres closed a connection');
+  // Logged once, however many connections were lost since.
+  expect(logLines.filter((line) => line.includes('postgres closed a connection'))).toHaveLength(1);
 });
