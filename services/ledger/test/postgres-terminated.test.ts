@@ -6,8 +6,8 @@ import { openLedgerSuite, recordOf, scrapeMetric, subject, untilDone, type Ledge
  * Postgres ends the ledger's connections again and again (pg_terminate_backend
  * of every backend of the test's database) while records flow: connections
  * idle, in a query, in the writer's transaction. The process lives, the
- * batches that failed are written again, and every accepted record is in
- * Postgres exactly once.
+ * batches that failed are written again, none is set aside as refused, and
+ * every accepted record is in Postgres exactly once.
  */
 describe('ledger while Postgres ends its connections', () => {
   const CONCURRENCY = 10;
@@ -80,6 +80,8 @@ describe('ledger while Postgres ends its connections', () => {
     const [row] = rows;
     expect(Number(row?.distinct_traces)).toBe(Number(row?.traces));
     expect(Number(row?.entries)).toBe(Number(row?.traces));
+    // A lost connection is never a reason to set a record aside.
+    await expect(suite.db.db.selectFrom('dead_letters').select('request_id').execute()).resolves.toEqual([]);
     // What Redis counted is what Postgres holds.
     const { quota } = await client.getQuota({ subject: who });
     expect(quota?.spentMicros).toBe(row?.spent);
