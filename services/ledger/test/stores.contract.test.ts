@@ -66,8 +66,14 @@ describe.each([
   const hold = (id: string, meter: Hold['meter'], amount: bigint, expiresAtMs = now + 600_000): Hold => ({ id, meter, amount, expiresAtMs });
   const reserve = (held: Hold, limit: bigint, { enforce = true, nowMs = now } = {}) =>
     stores.quota.reserve({ ...key, hold: held, limit, enforce, nowMs });
-  const settle = (holdId: string | null, meter: Hold['meter'], usage: bigint, limit: bigint, record = `{"request":"${randomUUID()}"}`) =>
-    stores.quota.settle({ ...key, holdId, meter, usage, limit }, record);
+  const settle = (
+    holdId: string | null,
+    meter: Hold['meter'],
+    usage: bigint,
+    limit: bigint,
+    record = `{"request":"${randomUUID()}"}`,
+    commitByMs: number | null = null,
+  ) => stores.quota.settle({ ...key, holdId, meter, usage, limit, commitByMs }, record);
 
   beforeEach(async () => {
     stores = await makeStores();
@@ -149,6 +155,17 @@ describe.each([
       await expect(reserve(hold('c', 'spend', 700n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
       const queued = await stores.queue.read('reader', 10, 0);
       expect(queued.map(({ record, creditsUsed }) => ({ record, creditsUsed }))).toEqual([{ record: '{"n":1}', creditsUsed: 0 }]);
+    });
+
+    it('past its commit deadline, settles nothing: the hold stays, nothing is counted or queued', async () => {
+      await stores.quota.rebuild(key, totals());
+      await reserve(hold('a', 'spend', 600n), 1000n);
+      await expect(settle('a', 'spend', 300n, 1000n, '{"n":"late"}', Date.now() - 1)).resolves.toEqual({ kind: 'late' });
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 0n, credits: 0n, held: 600n });
+      await expect(stores.queue.read('reader', 10, 0)).resolves.toEqual([]);
+      // Within it, the same settlement goes through.
+      await expect(settle('a', 'spend', 300n, 1000n, '{"n":"in time"}', Date.now() + 60_000)).resolves.toMatchObject({ kind: 'settled' });
+      await expect(stores.queue.read('reader', 10, 0)).resolves.toMatchObject([{ record: '{"n":"in time"}' }]);
     });
 
     it('admits requests up to the limit plus credits, and consumes credits only past the limit', async () => {

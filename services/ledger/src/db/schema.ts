@@ -1,4 +1,5 @@
 import type { CreditsTable } from './tables/credits';
+import type { DeadLettersTable } from './tables/dead-letters';
 import type { LedgerEntriesTable } from './tables/ledger-entries';
 import type { TracesTable } from './tables/traces';
 
@@ -9,4 +10,5 @@ export interface LedgerDatabase {
   traces: TracesTable;
   ledger_entries: LedgerEntriesTable;
   credits: CreditsTable;
+  dead_letters: DeadLettersTable;
 }

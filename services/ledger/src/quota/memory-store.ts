@@ -45,7 +45,8 @@ export class MemoryQuotaStore implements QuotaStore {
     return Promise.resolve({ kind: 'reserved', counters: this.countersOf(state, hold.meter) });
   }
 
-  settle({ holdId, meter, usage, limit, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+  settle({ holdId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+    if (commitByMs !== null && Date.now() >= commitByMs) return Promise.resolve({ kind: 'late' });
     const state = this.periods.get(this.id(key));
     if (!state) return Promise.resolve({ kind: 'missing' });
     const used = state.used[meter];

@@ -64,19 +64,19 @@ export class RedisQuotaStore implements QuotaStore {
     return { kind, counters: countersFrom(used, credits, held) };
   }
 
-  async settle({ holdId, meter, usage, limit, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+  async settle({ holdId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
     requireConnected(this.redis);
     const reply = replyArray(
       await runScript(
         this.redis,
         scripts.settle,
         [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key), this.keys.stream],
-        [holdId ?? '', meter, usage.toString(), limit.toString(), record],
+        [holdId ?? '', meter, usage.toString(), limit.toString(), record, commitByMs === null ? '' : String(commitByMs)],
       ),
       'settle',
     );
     const [kind, used, credits, creditsUsed, held] = reply;
-    if (kind === 'missing') return { kind };
+    if (kind === 'missing' || kind === 'late') return { kind };
     return { kind: 'settled', counters: countersFrom(used, credits, held), creditsUsed: Number(creditsUsed) };
   }
 

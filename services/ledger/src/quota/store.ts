@@ -34,6 +34,13 @@ export interface SettleCommand extends CounterKey {
   /** Micro-dollars (`spend`) or requests (`requests`, `legacy`) to count. */
   usage: bigint;
   limit: bigint;
+  /**
+   * The instant (epoch ms) after which nothing may change: past it the store
+   * answers `late` and leaves counters, hold and queue as they were. The
+   * caller stops waiting for the answer soon after; a record committed later
+   * would be charged while its answer said it was not. Null: no bound.
+   */
+  commitByMs: number | null;
 }
 
 /**
@@ -41,7 +48,7 @@ export interface SettleCommand extends CounterKey {
  * A refusal's counters include what holds in flight took (`held`), which is why it was refused.
  */
 export type ReserveOutcome = { kind: 'missing' } | { kind: 'reserved' | 'denied'; counters: Counters };
-export type SettleOutcome = { kind: 'missing' } | { kind: 'settled'; counters: Counters; creditsUsed: number };
+export type SettleOutcome = { kind: 'missing' } | { kind: 'late' } | { kind: 'settled'; counters: Counters; creditsUsed: number };
 
 /** A period's settled totals from Postgres, to load counters from. */
 export interface PeriodTotals {

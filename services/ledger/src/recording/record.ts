@@ -12,18 +12,26 @@ export interface RecordDeps extends QuotaDeps {
   logger: Logger;
 }
 
-export interface RecordResult {
-  /** The record is in the durable queue (`x-service-metered`). */
-  accepted: boolean;
-  quota: QuotaSnapshot | undefined;
-}
+export type RecordResult =
+  /** The record is in the durable queue (`x-service-metered: true`). */
+  | { accepted: true; quota: QuotaSnapshot }
+  /** Nothing changed: the store failed, or the commit deadline passed first (`late`). */
+  | { accepted: false; quota: undefined; refused: 'store' | 'late' };
 
 /**
  * Settles the request's reservation and queues its trace and ledger entry,
  * in one atomic step of the store. Best-effort: a store that fails gives
  * `accepted: false`, never an error, and the response still goes out.
+ * Past `commitByMs` (see commitDeadline) the store changes nothing and the
+ * answer is `accepted: false`: a late record is never committed.
  */
-export async function recordRequest(deps: RecordDeps, record: ValidRecord, outage: OutageLog, now = new Date()): Promise<RecordResult> {
+export async function recordRequest(
+  deps: RecordDeps,
+  record: ValidRecord,
+  outage: OutageLog,
+  commitByMs: number | null,
+  now = new Date(),
+): Promise<RecordResult> {
   const rule = meterFor(record.subject, deps.catalog);
   // A request counts in the period it reserved in, else the one it started in.
   const period = record.reservationId ? periodFromKey(record.reservationId.period) : periodOf(record.startedAt);
@@ -32,14 +40,18 @@ export async function recordRequest(deps: RecordDeps, record: ValidRecord, outag
   try {
     const outcome = await withLoadedCounters(deps, key, now, () =>
       deps.quota.settle(
-        { ...key, holdId: record.reservationId?.holdId ?? null, meter: rule.meter, usage: usageOf(record, rule.meter), limit: rule.limit },
+        { ...key, holdId: record.reservationId?.holdId ?? null, meter: rule.meter, usage: usageOf(record, rule.meter), limit: rule.limit, commitByMs },
         payload,
       ),
     );
     outage.succeeded();
+    if (outcome.kind === 'late') {
+      deps.logger.debug({ request_id: record.requestId }, 'record arrived at the store after its commit deadline: not recorded');
+      return { accepted: false, quota: undefined, refused: 'late' };
+    }
     return { accepted: true, quota: quotaSnapshot(rule, outcome.counters, period) };
   } catch (error) {
     outage.failed(error, { request_id: record.requestId });
-    return { accepted: false, quota: undefined };
+    return { accepted: false, quota: undefined, refused: 'store' };
   }
 }

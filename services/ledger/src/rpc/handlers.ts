@@ -4,6 +4,7 @@ import type { UnaryHandlers } from '@gateway/lib/grpc';
 import type { LedgerDeps, LedgerSettings } from '../deps';
 import { outageLog } from '../outage-log';
 import { checkQuota, currentQuota } from '../quota/check';
+import { commitDeadline } from '../recording/commit-deadline';
 import { recordRequest } from '../recording/record';
 import { toProtoQuota } from './quota-state';
 import { checkQuotaSchema, getQuotaSchema, recordSchema } from './schemas';
@@ -19,7 +20,7 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
     description: 'Quota checks answered, by whether the reservation was allowed and the meter it was made on.',
   });
   const records = gatewayMeter().createCounter('ledger.records', {
-    description: 'Records taken (accepted: in the durable queue, `x-service-metered: true`) or not.',
+    description: 'Records taken (accepted: in the durable queue, `x-service-metered: true`) or not, and why not (refused: store, late).',
   });
   /** Unavailability is logged once per outage here; the RPC layer logs nothing for it. */
   const watched = async <T>(operation: Promise<T>): Promise<T> => {
@@ -40,9 +41,10 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
         ? { allowed: true, quota: toProtoQuota(decision.quota), retryAfterSeconds: 0, reservationId: decision.reservationId }
         : { allowed: false, quota: toProtoQuota(decision.quota), retryAfterSeconds: decision.retryAfterSeconds, reservationId: '' };
     },
-    record: async (request) => {
-      const result = await recordRequest(deps, parseInput(recordSchema, request), recordOutage);
-      records.add(1, { accepted: result.accepted });
+    record: async (request, { deadline }) => {
+      const commitByMs = commitDeadline(deadline, Date.now());
+      const result = await recordRequest(deps, parseInput(recordSchema, request), recordOutage, commitByMs);
+      records.add(1, result.accepted ? { accepted: true } : { accepted: false, refused: result.refused });
       return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
     },
     getQuota: async (request) => {

@@ -3,9 +3,12 @@ import type { Logger } from '@gateway/lib/logging';
 import { gatewayMeter } from '@gateway/lib/metrics';
 import type { LedgerDatabase } from '../db/schema';
 import { databaseFailure } from '../db/errors';
+import { DEAD_LETTERS_MIGRATION } from '../db/migrations';
 import { outageLog } from '../outage-log';
 import type { QueuedRecord, RecordQueue } from '../queue/queue';
 import { recordPayloadSchema } from '../recording/payload';
+import { refusalOf, setAside } from './dead-letters';
+import { writeIsolatingRefused } from './isolate-refused';
 import { writeRecords, type WritableRecord } from './write-batch';
 
 export interface WriterSettings {
@@ -57,7 +60,7 @@ function parseQueued(entry: QueuedRecord): WritableRecord | undefined {
 export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: WriterSettings): RecordWriter {
   const outage = outageLog(logger, 'record writer');
   const written = gatewayMeter().createCounter('ledger.writer.records', {
-    description: 'Queued records the writer committed to Postgres (written), or dropped as malformed.',
+    description: 'Queued records the writer committed to Postgres (written), set aside because Postgres refused them (dead_lettered), or dropped as malformed.',
   });
   const failedBatches = gatewayMeter().createCounter('ledger.writer.failed_batches', {
     description: 'Batches whose write failed; their records stay queued and are written on a later try.',
@@ -91,34 +94,54 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
     return queue.read(settings.consumer, settings.batchSize, settings.blockMs);
   };
 
+  /** Records Postgres refuses go to `dead_letters`, each logged once with its request id: they hold back no other record. */
   const writeBatch = async (batch: QueuedRecord[]) => {
-    const records: WritableRecord[] = [];
+    const records: Array<{ entry: QueuedRecord; record: WritableRecord }> = [];
     for (const entry of batch) {
       const record = parseQueued(entry);
       // Record validated it before queueing; a malformed entry can never be written, so it is logged whole and dropped.
-      if (record) records.push(record);
+      if (record) records.push({ entry, record });
       else logger.error({ entry_id: entry.id, record: entry.record }, 'malformed queued record dropped');
     }
-    await writeRecords(db, records, new Date()).catch((error: unknown) => {
-      throw databaseFailure(error);
+    const now = new Date();
+    const refusals = await writeIsolatingRefused(records, (items) => writeRecords(db, items.map(({ record }) => record), now)).catch(
+      (error: unknown) => {
+        throw databaseFailure(error);
+      },
+    );
+    const refused = refusals.map(({ item, error }) => refusalOf(item.record.payload.request_id, item.entry, error));
+    const setAsideNow = await setAside(db, refused).catch((error: unknown) => {
+      throw databaseFailure(error, DEAD_LETTERS_MIGRATION);
     });
     await queue.ack(batch.map(({ id }) => id));
-    written.add(records.length, { outcome: 'written' });
+    for (const { requestId, entry, code, reason } of refused) {
+      if (!setAsideNow.has(requestId)) continue;
+      logger.error({ request_id: requestId, entry_id: entry.id, error_code: code, reason }, 'record refused by postgres: set aside in dead_letters');
+    }
+    written.add(records.length - refused.length, { outcome: 'written' });
+    if (refused.length > 0) written.add(refused.length, { outcome: 'dead_lettered' });
     if (records.length < batch.length) written.add(batch.length - records.length, { outcome: 'dropped_malformed' });
-    logger.debug({ count: records.length }, 'records written');
+    logger.debug({ count: records.length - refused.length }, 'records written');
   };
 
   const loop = (async () => {
     let failures = 0;
+    // A batch whose write failed (Postgres unreachable, a connection ended
+    // mid-transaction) is retried by this writer, after a backoff, before it
+    // reads anything new: left to the claim, it would wait claimIdleMs. A
+    // partly written batch is safe to write again (request ids are skipped).
+    let unwritten: QueuedRecord[] = [];
     while (!stopping) {
       try {
-        const batch = await nextBatch();
+        const batch = unwritten.length > 0 ? unwritten : await nextBatch();
+        unwritten = batch;
         if (batch.length > 0) await writeBatch(batch);
+        unwritten = [];
         failures = 0;
         outage.succeeded();
         if (batch.length > 0 && batch.length < settings.batchSize && settings.lingerMs > 0 && !stopping) await pause(settings.lingerMs);
       } catch (error) {
-        // The batch stays pending: claimed again once idle, by this writer or another.
+        // The batch stays pending in the stream too: if this process dies, another claims it once idle.
         failures += 1;
         failedBatches.add(1);
         outage.failed(error);

@@ -7,6 +7,7 @@ import { DEFAULT_CATALOG_PATH } from '@gateway/lib/catalog';
 import { connectDatabase, type Database } from '@gateway/lib/db';
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
 import { LedgerServiceService, type RecordRequest, type Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../../../test/support/databases';
 import { startService, type ServiceProcess } from '../../../../test/support/processes';
 import { LEDGER_SCHEMA, type LedgerDatabase } from '../../src/db';
 
@@ -90,6 +91,71 @@ export function ledgerDatabase(url: string): Database<LedgerDatabase> {
   return connectDatabase<LedgerDatabase>({ kind: 'postgres', url, poolSize: 4 }, LEDGER_SCHEMA);
 }
 
+/**
+ * What a suite of ledger processes shares: a database of its own, the test
+ * catalog, a Redis prefix of its own, and every process and client it
+ * started, all ended by close().
+ */
+export interface LedgerSuite {
+  database: TestDatabase;
+  db: Database<LedgerDatabase>;
+  prefix: string;
+  start(env?: Record<string, string>, deadlineMs?: number): Promise<{ ledger: ServiceProcess; client: LedgerClient }>;
+  close(): Promise<void>;
+}
+
+export async function openLedgerSuite(label: string): Promise<LedgerSuite> {
+  const prefix = uniquePrefix(label);
+  const database = await createTestDatabase(`ledger_${label}`);
+  const catalog = writeTestCatalog();
+  const db = ledgerDatabase(database.url);
+  const processes: ServiceProcess[] = [];
+  const clients: LedgerClient[] = [];
+  return {
+    database,
+    db,
+    prefix,
+    start: async (env = {}, deadlineMs = 5000) => {
+      const ledger = await startLedger({ databaseUrl: database.url, redisUrl: testRedisUrl(), prefix, catalogPath: catalog.path, env });
+      processes.push(ledger);
+      const client = ledgerClient(ledger.address, deadlineMs);
+      clients.push(client);
+      return { ledger, client };
+    },
+    close: async () => {
+      for (const client of clients) client.close();
+      await Promise.all(processes.map((ledger) => ledger.stop()));
+      await db.destroy();
+      await clearRedisPrefix(testRedisUrl(), prefix);
+      catalog.remove();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * The sum of a metric's series in a process's Prometheus scrape, over the
+ * series that carry every label given; undefined when the process does not
+ * answer (it is gone).
+ */
+export async function scrapeMetric(ledger: ServiceProcess, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await (await fetch(`http://127.0.0.1:${ledger.metricsPort}/metrics`)).text();
+  } catch {
+    return undefined;
+  }
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (match?.[1] !== name) continue;
+    const series = match[2] ?? '';
+    if (wanted.every((pair) => series.includes(pair))) sum += Number(match[3]);
+  }
+  return sum;
+}
+
 /** A W3C trace id, the shape of every request id. */
 export function newRequestId(): string {
   return randomBytes(16).toString('hex');
@@ -163,6 +229,28 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Polls until the check reports done. There is no budget for the whole wait:
+ * it fails only when the progress the check reports (rows written, records
+ * sent) has not moved for stallMs, so a loaded machine makes it slower and a
+ * stuck writer makes it fail.
+ */
+export async function untilDone(check: () => Promise<{ done: boolean; progress: number }>, what: string, stallMs = 60_000): Promise<void> {
+  let last = Number.NaN;
+  let movedAt = Date.now();
+  for (;;) {
+    const { done, progress } = await check();
+    if (done) return;
+    if (progress !== last) {
+      last = progress;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > stallMs) {
+      throw new Error(`${what}: no progress for ${stallMs} ms (stuck at ${progress})`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool, types } from 'pg';
 import type { Logger } from '../logging';
+import { gatewayMeter } from '../metrics';
 
 // bigint columns (money, counters) arrive as strings, never as lossy numbers;
 // timestamptz arrives as Date.
@@ -14,7 +15,7 @@ export type DatabaseTarget =
       kind: 'postgres';
       url: string;
       poolSize?: number;
-      /** Told when Postgres closes an idle pooled connection (a restart, a terminated backend). */
+      /** Told when Postgres closes a pooled connection (a restart, a terminated backend). */
       logger?: Pick<Logger, 'warn'>;
     }
   | { kind: 'pglite'; pglite: PGlite };
@@ -26,14 +27,64 @@ export interface Database<DB> {
   destroy(): Promise<void>;
 }
 
+/** How often at most a pool logs lost connections; the rest are counted in the line that follows. */
+const LOST_CONNECTION_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Counts every connection Postgres closed, and logs the first at warn and
+ * then at most one line a minute with the number since the last: a restart
+ * or a failover ends every connection of the pool at once, and an operator
+ * ending backends in a loop would otherwise fill the log.
+ */
+function lostConnectionReporter(logger: Pick<Logger, 'warn'> | undefined): (reason: string) => void {
+  const lost = gatewayMeter().createCounter('db.connections.lost', {
+    description: 'Pooled Postgres connections the server closed (restart, failover, terminated backend).',
+  });
+  let loggedAtMs = Number.NEGATIVE_INFINITY;
+  let unlogged = 0;
+  return (reason) => {
+    lost.add(1);
+    const nowMs = Date.now();
+    if (nowMs - loggedAtMs < LOST_CONNECTION_LOG_INTERVAL_MS) {
+      unlogged += 1;
+      return;
+    }
+    logger?.warn({ err: reason, also_lost_since_last_line: unlogged }, 'postgres closed a connection');
+    loggedAtMs = nowMs;
+    unlogged = 0;
+  };
+}
+
 function dialectFor(target: DatabaseTarget): Dialect {
   if (target.kind === 'pglite') return new PGliteDialect(target.pglite);
+  const reportLost = lostConnectionReporter(target.logger);
   const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 });
-  // Without a listener, an idle connection closed by the server (a Postgres
-  // restart, a terminated backend) is an unhandled 'error' event that ends
-  // the process. The pool has already dropped that connection; the next query
-  // opens a new one, and a lasting outage fails that query and the health check.
-  pool.on('error', (error) => target.logger?.warn({ err: error.message }, 'postgres closed an idle connection'));
+  // Postgres may end a connection at any moment (a restart, a failover, a
+  // terminated backend). A pg client then emits 'error', and an 'error' event
+  // without a listener ends the process. The pool listens only while a client
+  // is idle; a client checked out for a query or a transaction gets its own
+  // listener here, for its whole life. The statement in flight fails on its own.
+  //
+  // A FATAL error (57P01 on a terminated backend) reaches the statement in
+  // flight, but the client stays queryable until the socket closes a moment
+  // later, and a client released in that moment would go back to the pool and
+  // fail the next caller. Ending the client at once makes the pool discard it
+  // on release; the next query opens a new connection.
+  pool.on('connect', (client) => {
+    let lost = false;
+    const connectionLost = (reason: string) => {
+      if (lost) return;
+      lost = true;
+      reportLost(reason);
+      void client.end().catch(() => undefined);
+    };
+    client.on('error', (error) => connectionLost(error.message));
+    client.connection.on('errorMessage', (message: { severity?: string; message?: string }) => {
+      if (message.severity === 'FATAL') connectionLost(message.message ?? 'fatal error');
+    });
+  });
+  // The same error reaches the pool for an idle client: the client's own listener has handled it.
+  pool.on('error', () => undefined);
   return new PostgresDialect({ pool });
 }
 

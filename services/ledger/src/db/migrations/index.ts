@@ -1,15 +1,20 @@
 import type { MigrationIndex } from '@gateway/lib/db';
 import * as ledger from './0001_ledger';
 import * as usageReads from './0002_usage_reads';
+import * as deadLetters from './0003_dead_letters';
 
 /** Every migration of schema `ledger`, in order. Released entries never change. */
 export const ledgerMigrations: MigrationIndex = {
   '0001_ledger': ledger,
   '0002_usage_reads': usageReads,
+  '0003_dead_letters': deadLetters,
 };
 
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */
 export const LEDGER_TABLES_MIGRATION = '0001_ledger';
+
+/** The migration that creates `dead_letters`, named when the writer cannot set a refused record aside. */
+export const DEAD_LETTERS_MIGRATION = '0003_dead_letters';
 
 /** The migration that gives the usage service its read-only role and index, named in its 503 when missing. */
 export const USAGE_READS_MIGRATION = '0002_usage_reads';

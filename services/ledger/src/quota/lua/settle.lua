@@ -1,9 +1,17 @@
 -- Settles one request and appends its record to the stream, atomically.
 -- KEYS[1] counters hash, KEYS[2] holds hash, KEYS[3] hold expiries, KEYS[4] record stream
--- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON)
--- Returns {"missing"} or {"settled", used, credits, credits_used, held}: held is what the other
--- holds in flight on the meter add up to once this one is released.
+-- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON),
+-- ARGV[6] commit-by instant in epoch ms ("" when none)
+-- Returns {"late"}, {"missing"} or {"settled", used, credits, credits_used, held}: held is what the
+-- other holds in flight on the meter add up to once this one is released.
 local counters, holds, expiries, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+
+-- The caller has stopped waiting (or is about to): its answer says "not metered", so nothing may
+-- change. Checked here, on Redis's clock, because the XADD below is the record's one commit point.
+if ARGV[6] ~= '' then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) >= tonumber(ARGV[6]) then return {'late'} end
+end
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
 local meter, usage = ARGV[2], ARGV[3]
