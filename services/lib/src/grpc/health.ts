@@ -55,6 +55,7 @@ export function monitorHealth(
   };
 
   let drained = false;
+  let reported = false;
   const refresh = async (): Promise<boolean> => {
     if (drained) return false;
     const results = await Promise.all(checks.map(probe));
@@ -66,6 +67,9 @@ export function monitorHealth(
     });
     const serving = results.every(Boolean);
     for (const name of names) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    // The moment a process starts (or stops) reporting SERVING, for an operator and for the tests that time a recovery from it.
+    if (serving !== reported) logger.info({ status: serving ? 'SERVING' : 'NOT_SERVING' }, 'health status');
+    reported = serving;
     return serving;
   };
 
