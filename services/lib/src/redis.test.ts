@@ -23,7 +23,7 @@ describe('reportConnectionErrors', () => {
       const deadline = Date.now() + 5000;
       while (errors < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(errors).toBeGreaterThanOrEqual(3);
-      expect(lines()).toEqual([expect.objectContaining({ level: 'warn', connection: 'commands', msg: 'redis connection lost' })]);
+      expect(lines()).toEqual([expect.objectContaining({ level: 'warn', dependency: 'redis', connection: 'commands', msg: 'dependency unavailable' })]);
     } finally {
       redis.disconnect();
     }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from './logging';
+import { outageReporter, type OutageLogger } from './outages';
 
 export type { Redis } from 'ioredis';
 
@@ -25,20 +25,13 @@ export async function pingRedis(redis: Redis): Promise<void> {
 }
 
 /**
- * Logs a connection's errors once per outage instead of once per reconnect
- * attempt, and its return. It is also the client's `error` listener: without
- * one, ioredis prints every failed attempt to stderr outside the JSON log.
+ * Logs a connection's outage once however often it retries, and its return
+ * (lib's outage reporter, as for every dependency); each failed attempt is
+ * counted. It is also the client's `error` listener: without one, ioredis
+ * prints every failed attempt to stderr outside the JSON log.
  */
-export function reportConnectionErrors(redis: Redis, logger: Pick<Logger, 'warn' | 'info'>, connection: string): void {
-  let down = false;
-  redis.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
-    logger.warn({ connection, err: error }, 'redis connection lost');
-  });
-  redis.on('ready', () => {
-    if (!down) return;
-    down = false;
-    logger.info({ connection }, 'redis connection restored');
-  });
+export function reportConnectionErrors(redis: Redis, logger: OutageLogger, connection: string): void {
+  const outages = outageReporter(logger, 'redis', { connection });
+  redis.on('error', (error: Error) => outages.failed(error));
+  redis.on('ready', () => outages.succeeded());
 }

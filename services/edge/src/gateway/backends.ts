@@ -16,6 +16,16 @@ export type QuotaOutcome =
   | { kind: 'checked'; allowed: boolean; quota: QuotaState | undefined; retryAfterSeconds: number; reservationId: string }
   | { kind: 'unavailable' };
 
+/**
+ * Logs why a best-effort hop failed, unless the backend was unavailable: the
+ * client then reports the outage once and counts each call
+ * (`dependency_failures_total`), or the backend logged its own dependency's.
+ */
+function logDegraded(logger: Logger, error: unknown, message: string): void {
+  if (error instanceof DomainError && error.kind === 'unavailable') return;
+  logger.warn({ err: error }, message);
+}
+
 export async function checkQuota(
   ledger: PromiseClient<typeof LedgerServiceService>,
   logger: Logger,
@@ -33,7 +43,7 @@ export async function checkQuota(
       reservationId: answer.reservationId,
     };
   } catch (error) {
-    logger.warn({ err: error }, 'quota check unavailable: serving unmetered');
+    logDegraded(logger, error, 'quota check unavailable: serving unmetered');
     return { kind: 'unavailable' };
   }
 }
@@ -85,7 +95,7 @@ export async function priceCall(
         : {}),
     };
   } catch (error) {
-    logger.warn({ err: error }, 'pricing unavailable: response is unpriced');
+    logDegraded(logger, error, 'pricing unavailable: response is unpriced');
     return undefined;
   }
 }
@@ -105,7 +115,7 @@ export async function recordCall(
     const answer = await ledger.record(record, { deadlineMs });
     return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
-    logger.warn({ err: error }, 'ledger record failed: response is unmetered');
+    logDegraded(logger, error, 'ledger record failed: response is unmetered');
     return { metered: false, quota: undefined };
   }
 }

@@ -7,10 +7,11 @@ import {
   type CallOptions,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { outageReporter, type OutageLogger } from '../outages';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
-import { fromGrpcError } from './status';
+import { fromGrpcError, isUnreachable } from './status';
 
 export interface CallSettings {
   /** Overrides the client's default deadline for this call. */
@@ -38,6 +39,12 @@ export interface ClientOptions {
   address: string;
   /** Deadline applied to every call that does not set its own. */
   deadlineMs: number;
+  /**
+   * Where the service's outages are reported: one line when calls stop
+   * reaching it, one when a call does again, each failed call counted (lib's
+   * outage reporter). Its callers then need not log those failures per call.
+   */
+  logger?: OutageLogger;
 }
 
 /**
@@ -86,8 +93,9 @@ export const RECONNECT_CHANNEL_OPTIONS = {
  */
 export function createPromiseClient<D extends UnaryServiceDefinition>(
   definition: D,
-  { serviceName, address, deadlineMs }: ClientOptions,
+  { serviceName, address, deadlineMs, logger }: ClientOptions,
 ): PromiseClient<D> {
+  const outages = logger ? outageReporter(logger, serviceName) : undefined;
   const Constructor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
   const client = new Constructor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
@@ -119,10 +127,12 @@ export function createPromiseClient<D extends UnaryServiceDefinition>(
             endCallSpan(span, error.code);
             const domain = fromGrpcError(error, serviceName);
             timer.failed(started, domain);
+            if (isUnreachable(error)) outages?.failed(domain);
             reject(domain);
           } else {
             endCallSpan(span, 0);
             timer.succeeded(started);
+            outages?.succeeded();
             resolve(response);
           }
         });
