@@ -22,6 +22,15 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
   /** SIGKILL: no drain, no goodbye. */
   kill(): Promise<void>;
+  /** Resolves once the process has exited, saying how and whether stop() or kill() asked it to. */
+  exited: Promise<ProcessExit>;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when this handle's stop() or kill() ended it; false for a crash or a signal from elsewhere. */
+  requested: boolean;
 }
 
 export interface StartOptions {
@@ -87,6 +96,8 @@ export async function startService({ name, entry, env, readyTimeoutMs = PROCESS_
     stdio: ['ignore', output, output],
   });
   closeSync(output);
+  let requested = false;
+  const exit = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, requested })));
   const logFile = join(logDir(), `${name}-${child.pid}.log`);
   renameSync(pending, logFile);
 
@@ -124,13 +135,16 @@ export async function startService({ name, entry, env, readyTimeoutMs = PROCESS_
     logFile,
     logs: () => readFileSync(logFile, 'utf8'),
     stop: async () => {
+      requested = true;
       child.kill('SIGTERM');
       return exited(child);
     },
     kill: async () => {
+      requested = true;
       child.kill('SIGKILL');
       await exited(child);
     },
+    exited: exit,
   };
 }
 
