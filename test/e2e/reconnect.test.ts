@@ -1,7 +1,7 @@
 import { createPromiseClient, RECONNECT_BACKOFF, type PromiseClient } from '@gateway/lib/grpc';
 import { DomainError } from '@gateway/lib/errors';
 import { RouteRequest, RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
-import { startService, type ServiceProcess } from '../support/processes';
+import { reportedServingAt, startService, type ServiceProcess } from '../support/processes';
 
 /**
  * A backend that was away for a long time is used again as soon as it
@@ -37,16 +37,6 @@ function timeToCeilingMs(): number {
 const OUTAGE_MS = Math.max(15_000, 2 * timeToCeilingMs());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** When the process logged that its health turned SERVING (its log's own clock, the same host's). */
-function servingAt(process: ServiceProcess): number | undefined {
-  for (const line of process.logs().split('\n')) {
-    if (!line.includes('"health status"')) continue;
-    const parsed = JSON.parse(line) as { time?: string; status?: string };
-    if (parsed.status === 'SERVING' && parsed.time !== undefined) return Date.parse(parsed.time);
-  }
-  return undefined;
-}
 
 /** Whether a call reached the router: an answer, or an error the router itself gave (the empty request is refused). */
 async function reached(client: PromiseClient<typeof RouterServiceService>): Promise<boolean> {
@@ -95,7 +85,7 @@ describe('a backend that comes back after a long outage', () => {
     }
     const second = restartedProcess ?? (await restarting);
     started.push(second);
-    const serving = servingAt(second);
+    const serving = reportedServingAt(second);
     expect(serving).toBeDefined();
     const delayMs = firstReachedAt - (serving ?? 0);
     console.log(

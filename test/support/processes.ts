@@ -62,6 +62,25 @@ function listeningPorts(log: string): { port: number; metricsPort: number | unde
   return undefined;
 }
 
+/**
+ * When the process last logged that its gRPC health turned SERVING (lib's
+ * `health status` line, on the same host's clock), once it has: the moment a
+ * backend that came back can be used, which recoveries are timed from.
+ */
+export function reportedServingAt(process: Pick<ServiceProcess, 'logs'>): number | undefined {
+  let servingAt: number | undefined;
+  for (const line of process.logs().split('\n')) {
+    if (!line.includes('"health status"')) continue;
+    try {
+      const parsed = JSON.parse(line) as { time?: string; status?: string };
+      if (parsed.status === 'SERVING' && parsed.time !== undefined) servingAt = Date.parse(parsed.time);
+    } catch {
+      // a partial line; the next read has it whole
+    }
+  }
+  return servingAt;
+}
+
 /** How node runs an entry: TypeScript through tsx, compiled JavaScript as it is. */
 function nodeArguments(entry: string): string[] {
   return entry.endsWith('.ts') ? ['--import', 'tsx', join(REPO_ROOT, entry)] : [join(REPO_ROOT, entry)];
