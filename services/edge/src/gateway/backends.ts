@@ -20,10 +20,14 @@ export type QuotaOutcome =
  * Logs why a best-effort hop failed, unless the backend was unavailable: the
  * client then reports the outage once and counts each call
  * (`dependency_failures_total`), or the backend logged its own dependency's.
+ * A timeout gets its message and no stack: a slow backend times out many
+ * calls, each already counted by `rpc_client_duration`, and the stack of
+ * the client's callback says nothing about why it was slow.
  */
 function logDegraded(logger: Logger, error: unknown, message: string): void {
   if (error instanceof DomainError && error.kind === 'unavailable') return;
-  logger.warn({ err: error }, message);
+  if (error instanceof DomainError && error.kind === 'timeout') logger.warn({ reason: error.message }, message);
+  else logger.warn({ err: error }, message);
 }
 
 export async function checkQuota(
