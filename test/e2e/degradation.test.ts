@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { expectApiError, expectHeaderSet, failure } from './support/headers';
 import { eventually } from './support/eventually';
 import { startE2e, type E2e } from './support/harness';
+import { scrape, total } from '../support/prometheus';
 import { streamRaw } from './support/http';
 import { committedTrace } from './support/ledger';
 import { simulatorDirective, simulatorStats } from './support/simulator';
@@ -64,6 +65,34 @@ describe('with a backend down', () => {
     }
     const headers = await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
     expect(headers.get('x-service-quota-meter')).toBe('spend');
+  });
+
+  it('logs a ledger outage once, counts every failed call, and logs its end once', async () => {
+    const edge = e2e.stack.services.edge;
+    const failures = async () => total((await scrape(edge.metricsPort)).samples, 'dependency_failures_total', { dependency: 'ledger' });
+    const failedBefore = await failures();
+    const logOffset = edge.logs().length;
+    const REQUESTS = 5;
+    await e2e.stack.services.ledger.stop();
+    try {
+      for (let request = 0; request < REQUESTS; request += 1) expect((await ask()).response.headers.get('x-service-metered')).toBe('false');
+      // Each request's quota check and its record failed, and each failure was counted.
+      expect((await failures()) - failedBefore).toBe(REQUESTS * 2);
+    } finally {
+      await e2e.restart('ledger');
+    }
+    await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
+    const lines = edge
+      .logs()
+      .slice(logOffset)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg?: string; dependency?: string; down_seconds?: number; err?: unknown });
+    const about = (msg: string) => lines.filter((line) => line.msg === msg && line.dependency === 'ledger');
+    expect(about('dependency unavailable')).toHaveLength(1);
+    expect(about('dependency available again')).toEqual([expect.objectContaining({ down_seconds: expect.any(Number) })]);
+    // No line per request, no stack trace.
+    expect(lines.filter((line) => line.err !== undefined)).toEqual([]);
   });
 
   it('serves unpriced while pricing is down, recorded as unpriced and not as free', async () => {

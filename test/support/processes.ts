@@ -22,6 +22,15 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
   /** SIGKILL: no drain, no goodbye. */
   kill(): Promise<void>;
+  /** Resolves once the process has exited, saying how and whether stop() or kill() asked it to. */
+  exited: Promise<ProcessExit>;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when this handle's stop() or kill() ended it; false for a crash or a signal from elsewhere. */
+  requested: boolean;
 }
 
 export interface StartOptions {
@@ -51,6 +60,25 @@ function listeningPorts(log: string): { port: number; metricsPort: number | unde
     }
   }
   return undefined;
+}
+
+/**
+ * When the process last logged that its gRPC health turned SERVING (lib's
+ * `health status` line, on the same host's clock), once it has: the moment a
+ * backend that came back can be used, which recoveries are timed from.
+ */
+export function reportedServingAt(process: Pick<ServiceProcess, 'logs'>): number | undefined {
+  let servingAt: number | undefined;
+  for (const line of process.logs().split('\n')) {
+    if (!line.includes('"health status"')) continue;
+    try {
+      const parsed = JSON.parse(line) as { time?: string; status?: string };
+      if (parsed.status === 'SERVING' && parsed.time !== undefined) servingAt = Date.parse(parsed.time);
+    } catch {
+      // a partial line; the next read has it whole
+    }
+  }
+  return servingAt;
 }
 
 /** How node runs an entry: TypeScript through tsx, compiled JavaScript as it is. */
@@ -87,6 +115,8 @@ export async function startService({ name, entry, env, readyTimeoutMs = PROCESS_
     stdio: ['ignore', output, output],
   });
   closeSync(output);
+  let requested = false;
+  const exit = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, requested })));
   const logFile = join(logDir(), `${name}-${child.pid}.log`);
   renameSync(pending, logFile);
 
@@ -124,13 +154,16 @@ export async function startService({ name, entry, env, readyTimeoutMs = PROCESS_
     logFile,
     logs: () => readFileSync(logFile, 'utf8'),
     stop: async () => {
+      requested = true;
       child.kill('SIGTERM');
       return exited(child);
     },
     kill: async () => {
+      requested = true;
       child.kill('SIGKILL');
       await exited(child);
     },
+    exited: exit,
   };
 }
 

@@ -5,6 +5,7 @@ import { loadConfig } from '@gateway/lib/config';
 import { buildAll } from '../../deploy/build';
 import { logDir } from './paths';
 import { serviceNames, startStack, type StackOptions } from './stack';
+import { LOCAL_RESTART_POLICY } from './supervisor';
 
 /**
  * `npm run stack`: every service as its own process against DATABASE_URL and
@@ -15,6 +16,10 @@ import { serviceNames, startStack, type StackOptions } from './stack';
  * Options: --compiled (build, then run the compiled JavaScript, as the
  * images do), --replicas router=2,edge=2 (processes per service; the others
  * reach them round robin).
+ *
+ * A process that exits on its own (a crash, kill -9 from a shell) is started
+ * again on its port after 1 s, then 2, 4, ... up to 30 s if it keeps
+ * crashing, as Kubernetes restarts a container; each restart is printed.
  */
 const { values: flags } = parseArgs({ options: { compiled: { type: 'boolean', default: false }, replicas: { type: 'string' } } });
 
@@ -61,6 +66,8 @@ async function main(): Promise<void> {
   const stack = await startStack({
     compiled: flags.compiled,
     replicas,
+    // A process that crashes is started again, as the cluster would.
+    restartCrashed: { ...LOCAL_RESTART_POLICY, log: (line) => console.log(`${new Date().toISOString()} ${line}`) },
     databaseUrl: config.DATABASE_URL,
     redisUrl: config.REDIS_URL,
     ports: {

@@ -5,6 +5,7 @@ import { connectDatabase } from '@gateway/lib/db';
 import { freePort } from '@gateway/lib/net';
 import { compiledEntry } from '../../deploy/build';
 import { startService, type ServiceProcess } from './processes';
+import { supervise, type RestartPolicy, type Supervision } from './supervisor';
 
 /**
  * The multi-process stack: one real process per service, wired by address,
@@ -45,6 +46,14 @@ export interface StackOptions {
    * Not for the agent, whose address edge learns before it starts.
    */
   replicas?: Partial<Record<Exclude<ServiceName, 'agent'>, number>>;
+  /**
+   * Restart a process that exits unasked (a crash, a kill from outside), on
+   * its port, with backoff, as Kubernetes restarts a container: `npm run
+   * stack` and the fault benchmark set it. Off by default: a test sees a
+   * crash rather than a process quietly replaced. Either way a process that
+   * its handle's stop() or kill() ended stays down.
+   */
+  restartCrashed?: RestartPolicy;
 }
 
 export const serviceNames = ['simulator', 'router', 'pricing', 'ledger', 'auth', 'usage', 'edge', 'agent'] as const;
@@ -135,9 +144,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     services[name] = first;
     replicas.push(...others);
     members[name] = [first, ...others];
+    for (const process of members[name]) supervised(name, process);
     return { process: first, target: target(members[name]) };
   };
-  const stopAll = () => Promise.all([...replicas, ...Object.values(services)].map((service) => service.stop()));
+  const supervisions: Supervision[] = [];
+  /** Puts a process under the restart policy, if there is one; a restart takes its place everywhere the stack holds it. */
+  const supervised = (name: ServiceName, process: ServiceProcess) => {
+    if (!options.restartCrashed) return process;
+    const relaunch = () => launch(name, { ...environments[name], PORT: String(process.port) });
+    supervisions.push(
+      supervise(process, relaunch, options.restartCrashed, (previous, next) => {
+        if (services[name] === previous) services[name] = next;
+        members[name] = members[name].map((member) => (member === previous ? next : member));
+        const replica = replicas.indexOf(previous);
+        if (replica >= 0) replicas[replica] = next;
+      }),
+    );
+    return process;
+  };
+  const stopAll = async () => {
+    for (const supervision of supervisions) supervision.stop();
+    await Promise.all([...replicas, ...Object.values(services)].map((service) => service.stop()));
+  };
 
   try {
     const [simulator, router, pricing, ledger, auth, usage] = await Promise.all([
@@ -206,16 +234,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       replicasOf: (name) => [...members[name]],
       restart: async (name) => {
         // Same port as before, so the other services' addresses stay right.
-        services[name] = await launch(name, { ...environments[name], PORT: String(services[name].port) });
+        services[name] = supervised(name, await launch(name, { ...environments[name], PORT: String(services[name].port) }));
         members[name] = [services[name], ...members[name].slice(1)];
         return services[name];
       },
       startReplica: async (name) => {
-        const replica = await launch(name, { ...environments[name], PORT: '0' });
+        const replica = supervised(name, await launch(name, { ...environments[name], PORT: '0' }));
         replicas.push(replica);
         return replica;
       },
-      stop: async () => void (await stopAll()),
+      stop: stopAll,
     };
   } catch (error) {
     // One service failed; the others may still be starting and would be left running.

@@ -23,7 +23,7 @@ runService({
       logger,
     );
     const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, address: string) =>
-      createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS });
+      createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS, logger });
     const auth = client(AuthServiceService, 'auth', config.AUTH_ADDRESS);
     const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
     const router = client(RouterServiceService, 'router', config.ROUTER_ADDRESS);

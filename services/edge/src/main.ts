@@ -24,14 +24,15 @@ runService({
       serviceName: 'auth',
       address: config.AUTH_ADDRESS,
       deadlineMs: config.RPC_DEADLINE_MS,
+      logger,
     });
     const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, address: string) =>
-      createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS });
+      createPromiseClient(definition, { serviceName, address, deadlineMs: config.RPC_DEADLINE_MS, logger });
     const router = client(RouterServiceService, 'router', config.ROUTER_ADDRESS);
     const pricing = client(PricingServiceService, 'pricing', config.PRICING_ADDRESS);
     const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
-    const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS });
-    const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS });
+    const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS, logger });
+    const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS, logger });
     const catalog = loadCatalog(config.CATALOG_PATH);
     const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
     // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { capturedLogger } from '../test/support/captured-logger';
-import { createRedis, reportConnectionErrors } from './redis';
+import { createRedis, REDIS_RECONNECT_MAX_MS, reportConnectionErrors } from './redis';
 
 /** A port nothing listens on: taken from the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -23,9 +23,30 @@ describe('reportConnectionErrors', () => {
       const deadline = Date.now() + 5000;
       while (errors < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(errors).toBeGreaterThanOrEqual(3);
-      expect(lines()).toEqual([expect.objectContaining({ level: 'warn', connection: 'commands', msg: 'redis connection lost' })]);
+      expect(lines()).toEqual([expect.objectContaining({ level: 'warn', dependency: 'redis', connection: 'commands', msg: 'dependency unavailable' })]);
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe('createRedis', () => {
+  it('never waits longer than REDIS_RECONNECT_MAX_MS between reconnect attempts, however long Redis is away', async () => {
+    const redis = createRedis(`redis://127.0.0.1:${await closedPort()}`);
+    redis.on('error', () => undefined);
+    // Enough attempts for a growing wait to have passed any cap that is a few seconds.
+    const ATTEMPTS = 25;
+    const delays: number[] = [];
+    try {
+      await new Promise<void>((resolve) => {
+        redis.on('reconnecting', (delay: number) => {
+          delays.push(delay);
+          if (delays.length === ATTEMPTS) resolve();
+        });
+      });
+    } finally {
+      redis.disconnect();
+    }
+    expect(Math.max(...delays)).toBe(REDIS_RECONNECT_MAX_MS);
   });
 });

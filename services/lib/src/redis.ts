@@ -1,7 +1,16 @@
 import { Redis } from 'ioredis';
-import type { Logger } from './logging';
+import { outageReporter, type OutageLogger } from './outages';
 
 export type { Redis } from 'ioredis';
+
+/**
+ * The longest wait between two reconnect attempts. Attempts start 100 ms
+ * apart and grow by 100 ms each: capped at 500 ms, a Redis that comes back
+ * after a long outage is reconnected to within half a second (at 2 s, the
+ * cap it had, every service went on failing for up to two seconds after Redis
+ * answered again). A refused connection costs next to nothing.
+ */
+export const REDIS_RECONNECT_MAX_MS = 500;
 
 /**
  * A Redis client that fails fast instead of queueing commands while the
@@ -15,7 +24,7 @@ export function createRedis(url: string, { name }: { name?: string } = {}): Redi
     enableOfflineQueue: true,
     connectTimeout: 2000,
     commandTimeout: 1000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+    retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
   });
 }
 
@@ -25,20 +34,13 @@ export async function pingRedis(redis: Redis): Promise<void> {
 }
 
 /**
- * Logs a connection's errors once per outage instead of once per reconnect
- * attempt, and its return. It is also the client's `error` listener: without
- * one, ioredis prints every failed attempt to stderr outside the JSON log.
+ * Logs a connection's outage once however often it retries, and its return
+ * (lib's outage reporter, as for every dependency); each failed attempt is
+ * counted. It is also the client's `error` listener: without one, ioredis
+ * prints every failed attempt to stderr outside the JSON log.
  */
-export function reportConnectionErrors(redis: Redis, logger: Pick<Logger, 'warn' | 'info'>, connection: string): void {
-  let down = false;
-  redis.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
-    logger.warn({ connection, err: error }, 'redis connection lost');
-  });
-  redis.on('ready', () => {
-    if (!down) return;
-    down = false;
-    logger.info({ connection }, 'redis connection restored');
-  });
+export function reportConnectionErrors(redis: Redis, logger: OutageLogger, connection: string): void {
+  const outages = outageReporter(logger, 'redis', { connection });
+  redis.on('error', (error: Error) => outages.failed(error));
+  redis.on('ready', () => outages.succeeded());
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@gateway/lib/logging';
+import { DomainError } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { LedgerServiceService, QuotaState, RecordRequest, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
@@ -14,6 +15,20 @@ import type { PriceFacts } from './headers';
 export type QuotaOutcome =
   | { kind: 'checked'; allowed: boolean; quota: QuotaState | undefined; retryAfterSeconds: number; reservationId: string }
   | { kind: 'unavailable' };
+
+/**
+ * Logs why a best-effort hop failed, unless the backend was unavailable: the
+ * client then reports the outage once and counts each call
+ * (`dependency_failures_total`), or the backend logged its own dependency's.
+ * A timeout gets its message and no stack: a slow backend times out many
+ * calls, each already counted by `rpc_client_duration`, and the stack of
+ * the client's callback says nothing about why it was slow.
+ */
+function logDegraded(logger: Logger, error: unknown, message: string): void {
+  if (error instanceof DomainError && error.kind === 'unavailable') return;
+  if (error instanceof DomainError && error.kind === 'timeout') logger.warn({ reason: error.message }, message);
+  else logger.warn({ err: error }, message);
+}
 
 export async function checkQuota(
   ledger: PromiseClient<typeof LedgerServiceService>,
@@ -32,7 +47,7 @@ export async function checkQuota(
       reservationId: answer.reservationId,
     };
   } catch (error) {
-    logger.warn({ err: error }, 'quota check unavailable: serving unmetered');
+    logDegraded(logger, error, 'quota check unavailable: serving unmetered');
     return { kind: 'unavailable' };
   }
 }
@@ -78,7 +93,7 @@ export async function priceCall(
         : {}),
     };
   } catch (error) {
-    logger.warn({ err: error }, 'pricing unavailable: response is unpriced');
+    logDegraded(logger, error, 'pricing unavailable: response is unpriced');
     return undefined;
   }
 }
@@ -98,7 +113,7 @@ export async function recordCall(
     const answer = await ledger.record(record, { deadlineMs });
     return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
-    logger.warn({ err: error }, 'ledger record failed: response is unmetered');
+    logDegraded(logger, error, 'ledger record failed: response is unmetered');
     return { metered: false, quota: undefined };
   }
 }

@@ -8,10 +8,11 @@ import {
   type ClientReadableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { outageReporter, type OutageLogger } from '../outages';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import type { RequestOf, ResponseOf, RpcServiceDefinition } from './methods';
-import { fromGrpcError } from './status';
+import { fromGrpcError, isUnreachable } from './status';
 
 export interface CallSettings {
   /** Overrides the client's default deadline for this call. */
@@ -52,6 +53,12 @@ export interface ClientOptions {
   address: string;
   /** Deadline applied to every call that does not set its own. */
   deadlineMs: number;
+  /**
+   * Where the service's outages are reported: one line when calls stop
+   * reaching it, one when a call does again, each failed call counted (lib's
+   * outage reporter). Its callers then need not log those failures per call.
+   */
+  logger?: OutageLogger;
 }
 
 /**
@@ -65,18 +72,49 @@ export interface ClientOptions {
 const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
 /**
+ * How soon a backend that comes back is used. grpc-js reconnects a lost
+ * connection with a backoff that grows from 1 s by 1.6 times per failed
+ * attempt up to 120 s (each delay ±20 %), and a call made meanwhile fails at
+ * once without shortening it: after a few minutes' outage the service was
+ * used 30 s after it served again. Here attempts grow from 100 ms to at most
+ * 500 ms apart, so a backend is connected to within 500 ms × 1.2 (jitter) =
+ * 600 ms of listening, however long it was away (the multiplier and the
+ * jitter are grpc-js's own, restated for the bound). A refused connection costs
+ * the client next to nothing, so the attempts are cheap even when a backend
+ * stays down.
+ */
+export const RECONNECT_BACKOFF = { initialMs: 100, maxMs: 500, multiplier: 1.6, jitter: 0.2 } as const;
+
+/**
+ * A `dns:///` target is resolved again when its connections fail, but by
+ * default at most every 30 s: a pod that comes back at a new address (a
+ * headless Service) would be found that late. Once a second is cheap for the
+ * cluster's DNS and keeps the same bound as the reconnects.
+ */
+const DNS_MIN_RESOLUTION_INTERVAL_MS = 1000;
+
+/** The channel options that bound how late a returning backend is used; every gRPC client of lib's has them (health probes too). */
+export const RECONNECT_CHANNEL_OPTIONS = {
+  'grpc.initial_reconnect_backoff_ms': RECONNECT_BACKOFF.initialMs,
+  'grpc.max_reconnect_backoff_ms': RECONNECT_BACKOFF.maxMs,
+  'grpc.dns_min_time_between_resolutions_ms': DNS_MIN_RESOLUTION_INTERVAL_MS,
+} as const;
+
+/**
  * Builds a client from a ts-proto service definition. Every call carries a
  * deadline and every failure comes back as the DomainError of the server, or
  * as `timeout` / `unavailable` when the service did not answer.
  */
 export function createPromiseClient<D extends RpcServiceDefinition>(
   definition: D,
-  { serviceName, address, deadlineMs }: ClientOptions,
+  { serviceName, address, deadlineMs, logger }: ClientOptions,
 ): PromiseClient<D> {
+  const outages = logger ? outageReporter(logger, serviceName) : undefined;
   const Constructor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
   const client = new Constructor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.service_config': ROUND_ROBIN,
+    ...RECONNECT_CHANNEL_OPTIONS,
     // Channelz statistics cost time on every call and nothing here reads them.
     'grpc.enable_channelz': 0,
   });
@@ -110,10 +148,12 @@ export function createPromiseClient<D extends RpcServiceDefinition>(
             endCallSpan(span, error.code);
             const domain = fromGrpcError(error, serviceName);
             timer.failed(started, domain);
+            if (isUnreachable(error)) outages?.failed(domain);
             reject(domain);
           } else {
             endCallSpan(span, 0);
             timer.succeeded(started);
+            outages?.succeeded();
             resolve(response);
           }
         });

@@ -1,5 +1,6 @@
 import { Client, credentials } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import { RECONNECT_CHANNEL_OPTIONS } from './client';
 
 /** A backend someone asks whether it serves (edge's /readyz, the agent's status); resolves false, never rejects, when it does not. */
 export interface ReadinessProbe {
@@ -25,7 +26,7 @@ const check: NonNullable<typeof checkMethod> = checkMethod;
  * every one of their own dependencies answers.
  */
 export function grpcHealthProbe(name: string, address: string, deadlineMs: number): GrpcHealthProbe {
-  const client = new Client(address, credentials.createInsecure());
+  const client = new Client(address, credentials.createInsecure(), RECONNECT_CHANNEL_OPTIONS);
   return {
     name,
     isServing: () =>

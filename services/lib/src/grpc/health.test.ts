@@ -82,7 +82,7 @@ describe('monitorHealth over grpc.health.v1', () => {
     await expect(statusOf(SERVICE_NAME)).resolves.toBe('NOT_SERVING');
     expect(monitor.snapshot()).toEqual({ postgres: true, redis: false });
     expect(logLines.map((line) => JSON.parse(line) as { msg: string; dependency?: string })).toContainEqual(
-      expect.objectContaining({ msg: 'dependency is down', dependency: 'redis' }),
+      expect.objectContaining({ msg: 'dependency unavailable', dependency: 'redis' }),
     );
   });
 

@@ -1,6 +1,7 @@
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { whenDraining } from '../lifecycle';
+import { outageReporter } from '../outages';
 
 export { HealthImplementation } from 'grpc-health-check';
 
@@ -37,6 +38,8 @@ export function monitorHealth(
   const names = ['', ...serviceNames];
   for (const name of names) health.setStatus(name, 'NOT_SERVING');
   const state: Record<string, boolean> = Object.fromEntries(checks.map(({ name }) => [name, false]));
+  // A dependency's outage is logged once, and its end, by lib's reporter, as its clients' are.
+  const outages = Object.fromEntries(checks.map(({ name }) => [name, outageReporter(logger, name, { source: 'health check' })]));
 
   const probe = async ({ name, check }: DependencyCheck): Promise<boolean> => {
     let timer: NodeJS.Timeout | undefined;
@@ -47,7 +50,7 @@ export function monitorHealth(
       await Promise.race([check(), timeout]);
       return true;
     } catch (error) {
-      if (state[name]) logger.warn({ dependency: name, err: error }, 'dependency is down');
+      outages[name]?.failed(error);
       return false;
     } finally {
       clearTimeout(timer);
@@ -55,17 +58,21 @@ export function monitorHealth(
   };
 
   let drained = false;
+  let reported = false;
   const refresh = async (): Promise<boolean> => {
     if (drained) return false;
     const results = await Promise.all(checks.map(probe));
     if (drained) return false;
     checks.forEach(({ name }, index) => {
       const up = results[index] ?? false;
-      if (up && state[name] === false) logger.info({ dependency: name }, 'dependency is up');
+      if (up) outages[name]?.succeeded();
       state[name] = up;
     });
     const serving = results.every(Boolean);
     for (const name of names) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    // The moment a process starts (or stops) reporting SERVING, for an operator and for the tests that time a recovery from it.
+    if (serving !== reported) logger.info({ status: serving ? 'SERVING' : 'NOT_SERVING' }, 'health status');
+    reported = serving;
     return serving;
   };
 

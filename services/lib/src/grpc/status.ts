@@ -28,6 +28,15 @@ function firstString(metadata: Metadata | undefined, key: string): string | unde
 }
 
 /**
+ * Whether a failed call never reached a server that could answer it (no
+ * connection, or one lost mid-call), as opposed to a server that answered
+ * `unavailable` because a dependency of its own is down.
+ */
+export function isUnreachable(error: ServiceError): boolean {
+  return error.code === GrpcStatus.UNAVAILABLE && !isErrorKind(firstString(error.metadata, KIND_KEY));
+}
+
+/**
  * Client side: a failed call becomes the DomainError the server threw, or,
  * when the server never answered, `timeout` / `unavailable` naming the service.
  */
