@@ -33,7 +33,7 @@ import {
 export const AGENT_BASE_PATH = '/api/agent';
 
 /** Names one of the user's agent records when they own several; absent: the newest. */
-const AGENT_ID_HEADER = 'x-service-agent-id';
+export const AGENT_ID_HEADER = 'x-service-agent-id';
 const agentIdHeader = z.guid().optional();
 
 function actorOf(req: Request, res: Response): Actor {
