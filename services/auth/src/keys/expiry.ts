@@ -1,6 +1,6 @@
 import { DomainError } from '@gateway/lib/errors';
 
-/** Keys may live up to ten years (SPEC 8); the Console offers 30, 90 and 365 days. */
+/** Keys may live up to ten years (docs/api.md#limits-and-allowances); the Console offers 30, 90 and 365 days. */
 export const MAX_EXPIRY_DAYS = 3650;
 const DAY_MS = 86_400_000;
 

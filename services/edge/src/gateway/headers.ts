@@ -2,7 +2,7 @@ import { formatUsd, type MicroUsd } from '@gateway/lib/money';
 import { Meter, type QuotaState } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 
 /**
- * Composes the `x-service-*` headers of SPEC 4.2 and 8 from what the request
+ * Composes the `x-service-*` headers of docs/api.md#gateway-response-headers and #limits-and-allowances from what the request
  * learned on its way. Every header is present on every response; a value the
  * request never got to (an auth failure knows no model) is sent empty rather
  * than guessed. Money is printed from integer micro-dollars, 6 places;

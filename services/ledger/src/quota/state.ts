@@ -11,7 +11,7 @@ export interface Counters {
   held?: bigint;
 }
 
-/** What the quota headers say (SPEC 8), for one meter. */
+/** What the quota headers say (docs/api.md#limits-and-allowances), for one meter. */
 export type QuotaSnapshot =
   | { meter: 'spend'; allowanceMicros: bigint; spentMicros: bigint; remainingMicros: bigint; heldMicros?: bigint; resetsAt: Date }
   | {
