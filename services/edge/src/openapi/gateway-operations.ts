@@ -23,6 +23,7 @@ const modelEntry = z.looseObject({
   }),
 });
 export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelEntry) });
+const modelParams = z.object({ id: z.string().min(1) });
 
 const STREAMS =
   'With `"stream": true` the answer is server-sent events. The headers known before the first byte come up front; ' +
@@ -72,5 +73,16 @@ export const gatewayOperations: readonly Operation[] = [
     description: 'The catalog in OpenAI\'s list shape, each model with its tier, prices per million tokens and context window in `x_service`.',
     credential: 'api_key',
     responses: [{ status: 200, description: 'The catalog.', schema: modelListSchema, headers: GATEWAY_HEADER_NAMES }],
+  },
+  {
+    method: 'get',
+    path: `${GATEWAY_BASE_PATH}/models/{id}`,
+    tag: 'gateway',
+    summary: 'Retrieve a model',
+    description: 'One model of the catalog, in the same shape as in the list.',
+    credential: 'api_key',
+    params: modelParams,
+    responses: [{ status: 200, description: 'The model.', schema: modelEntry, headers: GATEWAY_HEADER_NAMES }],
+    errors: ['not_found'],
   },
 ];
