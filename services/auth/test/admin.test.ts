@@ -92,7 +92,7 @@ describe('admin command line', () => {
   it('lists every command and its flags on help', async () => {
     const run = await admin(['help']);
     expect(run.status).toBe(0);
-    for (const command of ['create-org', 'set-plan', 'grant-credits', 'list-credits', 'quota', 'create-user', 'add-member', 'create-agent', 'delete-agent', 'issue-gateway-token', 'issue-agent-secret', 'create-key']) {
+    for (const command of ['create-org', 'set-plan', 'set-allowance', 'grant-credits', 'list-credits', 'quota', 'create-user', 'add-member', 'create-agent', 'delete-agent', 'issue-gateway-token', 'issue-agent-secret', 'create-key']) {
       expect(run.stdout).toContain(command);
     }
     for (const flag of ['--plan', '--password-stdin', '--role', '--owner-email', '--messages-limit', '--provider-key', '--actor-email', '--expires-in-days']) {
@@ -314,6 +314,19 @@ describe('admin command line', () => {
       const now = new Date();
       expect(spend.resets_at).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString());
 
+      // Its own allowance, to the micro-dollar as written: the loaded month takes it at once,
+      // and a store that loads the month afresh (another prefix: an empty Redis) reads it from Postgres.
+      expect(await ok(['set-allowance', '--org', organization.id, '--usd', '12.345678'], { env: ledger })).toMatchObject({
+        monthly_allowance: { micros: '12345678', usd: '12.345678' },
+        counted_now: true,
+      });
+      expect(await ok(['quota', '--org', organization.id], { env: ledger })).toMatchObject({ allowance_micros: '12345678', remaining_usd: '12.345678' });
+      const fresh = { ...ledger, LEDGER_REDIS_KEY_PREFIX: `${prefix}-fresh` };
+      expect(await ok(['quota', '--org', organization.id], { env: fresh })).toMatchObject({ allowance_usd: '12.345678' });
+      expect(await ok(['set-allowance', '--org', organization.id, '--usd', 'plan'], { env: ledger })).toMatchObject({ monthly_allowance: 'plan' });
+      expect(await ok(['quota', '--org', organization.id], { env: ledger })).toMatchObject({ allowance_usd: '1.000000' });
+      await clearRedisPrefix(testRedisUrl(), `${prefix}-fresh`);
+
       expect(await ok(['set-plan', '--org', organization.id, '--plan', 'legacy_basic'])).toMatchObject({ plan: 'legacy_basic', previous_plan: 'free' });
       const expiresAt = '2099-01-31T00:00:00.000Z';
       const granted = await ok<{ credit: { id: string; amount: number; remaining: number; expires_at: string } }>(
@@ -347,6 +360,11 @@ describe('admin command line', () => {
     const fraction = await admin(['grant-credits', '--org', acme.organization.id, '--amount', '1.5'], { env: { REDIS_URL: testRedisUrl() } });
     expect(fraction.status).toBe(2);
     expect(fraction.stderr).toContain('--amount: must be a whole number');
+    for (const usd of ['0.1234567', '1e3', '5.', '12,50']) {
+      const allowance = await admin(['set-allowance', '--org', acme.organization.id, '--usd', usd], { env: { REDIS_URL: testRedisUrl() } });
+      expect({ usd, status: allowance.status }).toEqual({ usd, status: 2 });
+      expect(allowance.stderr).toContain('--usd: must be an amount in USD with at most 6 decimal places');
+    }
     const plan = await admin(['set-plan', '--org', acme.organization.id, '--plan', 'platinum']);
     expect(plan.status).toBe(2);
     expect(plan.stderr).toContain('--plan: must be one of free, starter');

@@ -2,6 +2,7 @@ import { loadCatalog } from '@gateway/lib/catalog';
 import { connectDatabase, migrateToLatest } from '@gateway/lib/db';
 import { DomainError } from '@gateway/lib/errors';
 import { createRedis } from '@gateway/lib/redis';
+import { setSpendAllowance } from './allowances/set';
 import { grantCredits, type CreditGrant, type GrantedCredits } from './credits/grant';
 import { listCredits } from './credits/list';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from './db';
@@ -26,6 +27,8 @@ export interface LedgerAdmin {
   grantCredits(grant: CreditGrant): Promise<GrantedCredits>;
   listCredits(organizationId: string): Promise<CreditRow[]>;
   quota(subject: MeteredSubject): Promise<QuotaSnapshot>;
+  /** The organization's own spend allowance (micro-dollars), or null for its plan's. */
+  setSpendAllowance(organizationId: string, micros: bigint | null): Promise<{ countedNow: boolean }>;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,7 @@ export async function openLedgerAdmin({ databaseUrl, redisUrl, keyPrefix }: { da
     grantCredits: (grant) => grantCredits(deps, grant),
     listCredits: (organizationId) => listCredits(deps.db, organizationId),
     quota: (subject) => currentQuota(deps, subject),
+    setSpendAllowance: (organizationId, micros) => setSpendAllowance(deps, organizationId, micros),
     close,
   };
 }

@@ -37,7 +37,7 @@ import {
   setPlan,
   setPlanInput,
 } from './commands';
-import { grantCredits, grantCreditsInput, listCredits, organizationInput, showQuota } from './money';
+import { grantCredits, grantCreditsInput, listCredits, organizationInput, setAllowance, setAllowanceInput, showQuota } from './money';
 import { DEFAULT_KEY_PREFIX, openLedgerAdmin, type LedgerAdmin } from '@gateway/ledger/admin';
 import { planTierNames } from './plans';
 
@@ -110,6 +110,15 @@ const commands: Record<string, Command> = {
     input: setPlanInput,
     run: (db, _config, input) => setPlan(db, input),
     changesGrantsOf: async (_db, input) => input.org,
+  }),
+  'set-allowance': command({
+    summary: "Set an organization's own monthly spend allowance in place of its plan's (spend-metered plans).",
+    flags: {
+      org: { description: 'organization id' },
+      usd: { description: 'USD a month, exactly as written (at most 6 decimal places, e.g. 12.50), or "plan" for the plan\'s again' },
+    },
+    input: setAllowanceInput,
+    run: (db, config, input) => withLedger(config, (ledger) => setAllowance(db, ledger, input)),
   }),
   'grant-credits': command({
     summary: 'Grant purchased credits: requests or messages counted after the monthly limit (requests and legacy meters).',
@@ -226,7 +235,7 @@ function usage(): string {
     'Environment: DATABASE_URL (required), SECRETS_KEY (for --provider-key), KEY_ENVIRONMENT (live | test, for create-key),',
     'ADMIN_PASSWORD (the create-user password when no flag gives one), REDIS_URL and PRINCIPAL_EVENTS_PREFIX (delete-agent, set-plan and',
     'issue-gateway-token then reach every edge replica at once; without them, within its PRINCIPAL_CACHE_TTL_MS),',
-    'REDIS_URL and LEDGER_REDIS_KEY_PREFIX (the ledger\'s REDIS_KEY_PREFIX) for grant-credits, list-credits and quota.',
+    'REDIS_URL and LEDGER_REDIS_KEY_PREFIX (the ledger\'s REDIS_KEY_PREFIX) for set-allowance, grant-credits, list-credits and quota.',
   );
   return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import { formatUsd } from '@gateway/lib/money';
+import { formatUsd, parseUsd } from '@gateway/lib/money';
 import type { CreditRow, LedgerAdmin, QuotaSnapshot } from '@gateway/ledger/admin';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -30,6 +30,19 @@ export const grantCreditsInput = z.object({
     .optional(),
 });
 export const organizationInput = z.object({ org: organizationId });
+
+/** The bigint column's bound. */
+const MAX_MICROS = 9_223_372_036_854_775_807n;
+/** `12.50` exactly (at most 6 decimal places, never through a float), or `plan` to go back to the plan's allowance. */
+export const setAllowanceInput = z.object({
+  org: organizationId,
+  usd: z
+    .string({ error: 'is required: an amount in USD such as 12.50, or "plan"' })
+    .trim()
+    .refine((value) => value === 'plan' || /^\d+(\.\d{1,6})?$/.test(value), 'must be an amount in USD with at most 6 decimal places (e.g. 12.50), or "plan"')
+    .transform((value) => (value === 'plan' ? null : parseUsd(value)))
+    .refine((micros) => micros === null || micros <= MAX_MICROS, 'is too large'),
+});
 
 function creditJson(row: CreditRow) {
   return {
@@ -75,6 +88,22 @@ function quotaJson(quota: QuotaSnapshot) {
     credits: quota.credits.toString(),
     remaining: quota.remaining.toString(),
     resets_at,
+  };
+}
+
+/**
+ * The organization's own monthly allowance on the spend meter, in place of
+ * its plan's: managed traffic is admitted against it from the next request.
+ * Plans metered in requests have no dollar allowance to replace.
+ */
+export async function setAllowance(db: Kysely<AuthDatabase>, ledger: LedgerAdmin, { org, usd }: z.output<typeof setAllowanceInput>) {
+  const { planTier } = await requireOrganization(db, org);
+  const { countedNow } = await ledger.setSpendAllowance(org, usd);
+  return {
+    organization_id: org,
+    plan: planTier,
+    monthly_allowance: usd === null ? 'plan' : { micros: usd.toString(), usd: formatUsd(usd) },
+    counted_now: countedNow,
   };
 }
 

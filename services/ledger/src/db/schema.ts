@@ -1,3 +1,4 @@
+import type { AllowancesTable } from './tables/allowances';
 import type { CreditsTable } from './tables/credits';
 import type { LedgerEntriesTable } from './tables/ledger-entries';
 import type { TracesTable } from './tables/traces';
@@ -9,4 +10,5 @@ export interface LedgerDatabase {
   traces: TracesTable;
   ledger_entries: LedgerEntriesTable;
   credits: CreditsTable;
+  allowances: AllowancesTable;
 }

@@ -9,6 +9,8 @@ export interface Counters {
   credits: bigint;
   /** What reservations in flight hold on the meter; read only where it is reported (GetQuota). */
   held?: bigint;
+  /** The organization's own spend allowance, when an operator set one: it replaces the plan's. */
+  spendAllowance?: bigint;
 }
 
 /** What the quota headers say (docs/api.md#limits-and-allowances), for one meter. */
@@ -33,11 +35,12 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  */
 export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Period): QuotaSnapshot {
   if (rule.meter === 'spend') {
+    const allowance = counters.spendAllowance ?? rule.limit;
     return {
       meter: 'spend',
-      allowanceMicros: rule.limit,
+      allowanceMicros: allowance,
       spentMicros: counters.used,
-      remainingMicros: max(0n, rule.limit - counters.used),
+      remainingMicros: max(0n, allowance - counters.used),
       ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
       resetsAt: period.resetsAt,
     };

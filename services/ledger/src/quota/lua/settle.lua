@@ -1,7 +1,7 @@
 -- Settles one request and appends its record to the stream, atomically.
 -- KEYS[1] counters hash, KEYS[2] holds hash, KEYS[3] hold expiries, KEYS[4] record stream
 -- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON)
--- Returns {"missing"} or {"settled", used, credits, credits_used}.
+-- Returns {"missing"} or {"settled", used, credits, credits_used, spend_allowance or false}.
 local counters, holds, expiries, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
@@ -30,4 +30,5 @@ if ARGV[1] ~= '' then
 end
 if usage ~= '0' then redis.call('HINCRBY', counters, meter .. '_used', usage) end
 if credits_used > 0 then redis.call('HINCRBY', counters, 'credits', -credits_used) end
-return {'settled', redis.call('HGET', counters, meter .. '_used') or '0', redis.call('HGET', counters, 'credits'), credits_used}
+return {'settled', redis.call('HGET', counters, meter .. '_used') or '0', redis.call('HGET', counters, 'credits'), credits_used,
+  redis.call('HGET', counters, 'spend_allowance')}
