@@ -38,15 +38,15 @@ export const ENTRY_POINTS: Readonly<Record<string, Readonly<Record<string, strin
   simulator: { main: 'src/main.ts' },
 };
 
-/** What a service reads from disk at run time, from the repository root: its image copies each to the same path. The .proto files feed gRPC reflection. */
+/** What a service reads from disk at run time, from the repository root: its image copies each to the same path. */
 export const RUNTIME_FILES: Readonly<Record<string, readonly string[]>> = {
   // The admin command's credit and quota commands run the ledger's Redis scripts.
-  auth: ['services/lib/catalog/catalog.json', 'services/ledger/src/quota/lua', 'proto/gateway'],
-  router: ['services/lib/catalog/catalog.json', 'proto/gateway'],
-  pricing: ['services/lib/catalog/catalog.json', 'proto/gateway'],
-  ledger: ['services/lib/catalog/catalog.json', 'services/ledger/src/quota/lua', 'proto/gateway'],
-  usage: ['proto/gateway'],
-  agent: ['services/lib/catalog/catalog.json', 'proto/gateway'],
+  auth: ['services/lib/catalog/catalog.json', 'services/ledger/src/quota/lua'],
+  router: ['services/lib/catalog/catalog.json'],
+  pricing: ['services/lib/catalog/catalog.json'],
+  ledger: ['services/lib/catalog/catalog.json', 'services/ledger/src/quota/lua'],
+  usage: [],
+  agent: ['services/lib/catalog/catalog.json'],
   edge: ['services/lib/catalog/catalog.json'],
   simulator: ['services/lib/catalog/catalog.json'],
 };

@@ -14,7 +14,6 @@ import { errorMapping, toDomainError } from '../errors';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import { monitorHealth, type DependencyCheck } from './health';
-import { addReflection } from './reflection';
 import type { RequestOf, ResponseOf, UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
 
@@ -77,8 +76,6 @@ export interface GrpcServerOptions {
   port: number;
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
   health: HealthImplementation;
-  /** Services whose methods reflection lists (full names, `gateway.auth.v1.AuthService`). */
-  reflected?: string[];
 }
 
 export interface RunningGrpcServer {
@@ -97,7 +94,7 @@ export interface RunningGrpcServer {
  */
 const MAX_CONNECTION_AGE_MS = 60_000;
 
-export async function startGrpcServer({ host = '127.0.0.1', port, services, health, reflected = [] }: GrpcServerOptions): Promise<RunningGrpcServer> {
+export async function startGrpcServer({ host = '127.0.0.1', port, services, health }: GrpcServerOptions): Promise<RunningGrpcServer> {
   const server = new Server({
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     // Channelz statistics cost time on every call and nothing here reads them.
@@ -106,7 +103,6 @@ export async function startGrpcServer({ host = '127.0.0.1', port, services, heal
   });
   for (const { definition, implementation } of services) server.addService(definition, implementation);
   health.addToServer(server);
-  for (const name of reflected) addReflection(server, name);
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
@@ -165,7 +161,6 @@ export async function serveService<D extends UnaryServiceDefinition>({
     ...listen,
     services: [{ definition: definition as unknown as ServiceDefinition, implementation: unaryService(definition, handlers, logger) }],
     health: monitor.health,
-    reflected: [grpcServiceName(definition)],
   });
   await monitor.refresh();
   return {
