@@ -40,7 +40,8 @@ export const ENTRY_POINTS: Readonly<Record<string, Readonly<Record<string, strin
 
 /** What a service reads from disk at run time, from the repository root: its image copies each to the same path. */
 export const RUNTIME_FILES: Readonly<Record<string, readonly string[]>> = {
-  auth: ['services/lib/catalog/catalog.json'],
+  // The admin command's credit and quota commands run the ledger's Redis scripts.
+  auth: ['services/lib/catalog/catalog.json', 'services/ledger/src/quota/lua'],
   router: ['services/lib/catalog/catalog.json'],
   pricing: ['services/lib/catalog/catalog.json'],
   ledger: ['services/lib/catalog/catalog.json', 'services/ledger/src/quota/lua'],

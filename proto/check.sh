@@ -16,7 +16,7 @@ bash ./generate.sh
 for pair in "gen:$tmp/gen" "$reference:$tmp/reference"; do
   generated=${pair%%:*} committed=${pair#*:}
   if ! diff -r "$committed" "$generated" >/dev/null; then
-    diff -r "$committed" "$generated" | head -40 >&2
+    diff -r "$committed" "$generated" | head -40 >&2 || true
     rm -rf gen "$reference" && cp -r "$tmp/gen" gen && cp -r "$tmp/reference" "$reference"
     echo "$generated (under proto/) is stale: run 'npm run proto:gen' and commit the result" >&2
     exit 1

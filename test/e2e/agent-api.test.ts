@@ -283,7 +283,7 @@ describe('skills', () => {
 });
 
 describe('status', () => {
-  it('reports the agent record of SPEC 2.3, with the period’s usage from the ledger and no invented machine', async () => {
+  it('reports the agent record of docs/api.md#agent-api, with the period’s usage from the ledger and no invented machine', async () => {
     const response = await api.get<{ agent: Json; quota: Json }>('/status');
     expect(response.status).toBe(200);
     expect(response.body.agent).toEqual({
@@ -411,7 +411,7 @@ describe('chat-automate', () => {
 });
 
 describe('update', () => {
-  it('records settings from SPEC 4.5, says what changed, logs the request, and invents no machine', async () => {
+  it('records settings from docs/api.md#agent-api, says what changed, logs the request, and invents no machine', async () => {
     const user = await seedAgentUser(e2e);
     const userApi = agentApi(e2e.stack.baseUrl, user);
     const response = await userApi.post<Json>('/update', { aiModel: 'sim-medium', serverTier: 'performance', serverRegion: 'eu-central', messengerType: 'slack' });

@@ -9,7 +9,7 @@ import { committedTrace } from './support/ledger';
 import { simulatorDirective, simulatorStats } from './support/simulator';
 
 /**
- * How the gateway degrades (DESIGN 1), each backend stopped for real and
+ * How the gateway degrades (docs/decisions.md#the-gateway), each backend stopped for real and
  * restarted after: the ledger and pricing are best-effort (200, unmetered
  * or unpriced), auth and the router are not (503, and nothing reaches the
  * provider). Then provider failures: 5xx, 429, reset and timeout.

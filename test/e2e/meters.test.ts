@@ -14,7 +14,7 @@ import { testCatalog } from './support/prices';
 import { simulatorDirective, simulatorStats } from './support/simulator';
 
 /**
- * The meters of SPEC 8 through the gateway: the spend allowance and its 402
+ * The meters of docs/api.md#limits-and-allowances through the gateway: the spend allowance and its 402
  * with retry-after, each call held at its worst-case cost, the requests
  * meter of BYOK keys and purchased credits, the legacy meter (legacy
  * credentials measured, never blocked; API keys blocked), and 50

@@ -5,7 +5,7 @@ import { eventually } from './support/eventually';
 import { startE2e, type Caller, type E2e } from './support/harness';
 
 /**
- * Prometheus metrics per service (DESIGN 6), scraped from the real
+ * Prometheus metrics per service (docs/decisions.md#metrics), scraped from the real
  * processes after real traffic: the gateway's requests by route and
  * status, each gRPC hop on both ends, why auth refused a credential (the
  * reason the caller never sees), the routing decisions and what the ledger

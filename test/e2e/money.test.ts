@@ -12,7 +12,7 @@ import { simulatorDirective } from './support/simulator';
  * streamed and not, tools, several choices, dropped parameters, failures)
  * the x-service-cost-usd a client reads sums to what the ledger holds for
  * the organization in Postgres, request by request, and to the spend the
- * last quota header reports. One trace per request, labelled as SPEC 4.1 says.
+ * last quota header reports. One trace per request, labelled as docs/api.md#gateway says.
  */
 jest.setTimeout(90_000);
 

@@ -6,7 +6,7 @@ import { startE2e, type Caller, type E2e } from './support/harness';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 
 /**
- * One request is one trace (DESIGN 4): every process exports its spans over
+ * One request is one trace (docs/api.md): every process exports its spans over
  * OTLP/HTTP to a receiver run by this suite, and the spans of edge, auth,
  * router, pricing and ledger for a call all carry the trace id the client
  * got as x-service-request-id. A traceparent sent by the client is kept as

@@ -14,7 +14,7 @@ import { simulatorDirective } from './support/simulator';
  * The usage query end to end: real gateway calls through the official
  * client, recorded by the ledger, read back through edge from the usage
  * process. What a client was told (x-service-cost-usd, status) must be what
- * the report adds up to; who may ask is decided as the issue and SPEC say.
+ * the report adds up to; who may ask is decided as docs/api.md#usage says.
  */
 jest.setTimeout(180_000);
 
@@ -277,7 +277,7 @@ describe('attribution that outlives its key or agent record', () => {
     const client = e2e.client(bound.key);
     const before = [await succeed(client, { model: 'auto', messages: say('As the agent.') }), await succeed(client, { model: 'auto', messages: say('Again.') })];
     await deleteAgentWithTheAdminCommand(caller.organizationId, agent.id);
-    // SPEC 2.1: the key keeps working, now for the organization itself.
+    // docs/api.md#api-keys: the key keeps working, now for the organization itself.
     const after = await succeed(client, { model: 'auto', messages: say('As the organization.') });
     const traces = await Promise.all([...before, after].map((outcome) => committedTrace(e2e.ledger.db, outcome.requestId)));
     expect(traces.map((trace) => trace.agent_id)).toEqual([agent.id, agent.id, null]);

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '@gateway/lib/config';
@@ -20,8 +21,16 @@ import { LOCAL_RESTART_POLICY } from './supervisor';
  * A process that exits on its own (a crash, kill -9 from a shell) is started
  * again on its port after 1 s, then 2, 4, ... up to 30 s if it keeps
  * crashing, as Kubernetes restarts a container; each restart is printed.
+ *
+ * It prints, and takes, the Redis namespaces of its auth and ledger
+ * (PRINCIPAL_EVENTS_PREFIX, LEDGER_REDIS_KEY_PREFIX), so that `npm run admin`
+ * reaches the running stack at once, and writes its processes (pid, port,
+ * log) to stack.json in the log folder while it runs.
  */
 const { values: flags } = parseArgs({ options: { compiled: { type: 'boolean', default: false }, replicas: { type: 'string' } } });
+
+/** What the services accept as a Redis namespace. */
+const redisPrefix = z.string().regex(/^[A-Za-z0-9:_-]+$/, 'letters, digits and : _ -');
 
 const replicasOption = z
   .string()
@@ -57,7 +66,17 @@ async function main(): Promise<void> {
     USAGE_PORT: z.coerce.number().int().default(50055),
     SIMULATOR_PORT: z.coerce.number().int().default(8090),
     AGENT_PORT: z.coerce.number().int().default(50056),
+    PRINCIPAL_EVENTS_PREFIX: redisPrefix.optional(),
+    LEDGER_REDIS_KEY_PREFIX: redisPrefix.optional(),
   });
+  // A signal while the processes start: stop them as soon as the start settles, rather than leave them behind.
+  let stopRequested = false;
+  const stopWhileStarting = () => {
+    stopRequested = true;
+    console.log('Stopping once the processes being started are up (a failed start ends them itself)...');
+  };
+  process.on('SIGINT', stopWhileStarting);
+  process.on('SIGTERM', stopWhileStarting);
   mkdirSync(logDir(), { recursive: true });
   const parsed = replicasOption.safeParse(flags.replicas);
   if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('\n'));
@@ -84,7 +103,36 @@ async function main(): Promise<void> {
     ...(config.SECRETS_KEY ? { secretsKey: config.SECRETS_KEY } : {}),
     ...(config.SKILL_CREDENTIALS_KEY ? { skillCredentialsKey: config.SKILL_CREDENTIALS_KEY } : {}),
     ...(config.AGENT_PLATFORM_SECRET ? { agentPlatformSecret: config.AGENT_PLATFORM_SECRET } : {}),
+    ...(config.PRINCIPAL_EVENTS_PREFIX ? { principalEventsPrefix: config.PRINCIPAL_EVENTS_PREFIX } : {}),
+    ...(config.LEDGER_REDIS_KEY_PREFIX ? { ledgerKeyPrefix: config.LEDGER_REDIS_KEY_PREFIX } : {}),
   });
+  const processFile = join(logDir(), 'stack.json');
+  const stop = () => {
+    process.off('SIGINT', stopWhileStarting);
+    process.off('SIGTERM', stopWhileStarting);
+    void stack.stop().then(() => {
+      rmSync(processFile, { force: true });
+      process.exit(0);
+    });
+  };
+  if (stopRequested) {
+    stop();
+    return;
+  }
+  writeFileSync(
+    processFile,
+    `${JSON.stringify(
+      {
+        cli_pid: process.pid,
+        base_url: stack.baseUrl,
+        principal_events_prefix: stack.principalEventsPrefix,
+        ledger_redis_key_prefix: stack.ledgerKeyPrefix,
+        processes: stack.processes().map(({ name, pid, port, metricsPort, logFile }) => ({ name, pid, port, metrics_port: metricsPort ?? null, log: logFile })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
   for (const service of stack.processes()) {
     const metrics = service.metricsPort === undefined ? '' : `  metrics http://127.0.0.1:${service.metricsPort}/metrics`;
     console.log(`${service.name.padEnd(10)} 127.0.0.1:${service.port}  (pid ${service.pid})${metrics}`);
@@ -95,8 +143,14 @@ async function main(): Promise<void> {
   if (!config.ACCESS_TOKEN_SECRET) console.log('ACCESS_TOKEN_SECRET was generated for this run: sessions end when the stack stops.');
   if (!config.SKILL_CREDENTIALS_KEY) console.log('SKILL_CREDENTIALS_KEY was generated for this run: skill credentials stored now do not decrypt in the next run.');
   if (!config.AGENT_PLATFORM_SECRET) console.log("The agent's platform agent secret was issued for this run (npm run admin -- issue-agent-secret).");
+  console.log(`processes ${processFile}`);
+  // The URLs may hold passwords: the operator has them; only the namespaces are printed.
+  console.log('\nAdmin commands reach this stack at once (npm -s run admin -- help) with its DATABASE_URL, REDIS_URL and:');
+  console.log(`  export PRINCIPAL_EVENTS_PREFIX=${stack.principalEventsPrefix} LEDGER_REDIS_KEY_PREFIX=${stack.ledgerKeyPrefix}`);
+  console.log('(give npm run stack the same two to keep them across runs.)');
   console.log('Ctrl-C stops every process.');
-  const stop = () => void stack.stop().then(() => process.exit(0));
+  process.off('SIGINT', stopWhileStarting);
+  process.off('SIGTERM', stopWhileStarting);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

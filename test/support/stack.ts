@@ -37,6 +37,9 @@ export interface StackOptions {
   skillCredentialsKey?: string;
   /** The platform agent secret the agent calls the gateway with; issued through the admin command when absent. */
   agentPlatformSecret?: string;
+  /** Namespaces on the shared Redis (auth's principal invalidations, the ledger's keys); unique ones are made up when absent. */
+  principalEventsPrefix?: string;
+  ledgerKeyPrefix?: string;
   /** Runs the compiled JavaScript (`npm run build`'s services/<svc>/dist/main.js) instead of the TypeScript through tsx. */
   compiled?: boolean;
   /**
@@ -108,9 +111,9 @@ const MANAGED_KEY_VARIABLES = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_AP
 export async function startStack(options: StackOptions): Promise<Stack> {
   const accessTokenSecret = options.accessTokenSecret ?? randomBytes(32).toString('hex');
   const secretsKey = options.secretsKey ?? randomBytes(32).toString('hex');
-  const ledgerKeyPrefix = `ledger-${randomBytes(4).toString('hex')}`;
+  const ledgerKeyPrefix = options.ledgerKeyPrefix ?? `ledger-${randomBytes(4).toString('hex')}`;
   // Auth and edge of this stack only: invalidations of another stack on the same Redis never reach them.
-  const principalEventsPrefix = `gateway-${randomBytes(4).toString('hex')}`;
+  const principalEventsPrefix = options.principalEventsPrefix ?? `gateway-${randomBytes(4).toString('hex')}`;
   const managedProviderKey = `sim-managed-${randomBytes(8).toString('hex')}`;
   const skillCredentialsKey = options.skillCredentialsKey ?? randomBytes(32).toString('hex');
   const common = { ...telemetryEnvironment(process.env), ...options.env, ...(options.catalogPath ? { CATALOG_PATH: options.catalogPath } : {}) };

@@ -11,6 +11,7 @@ import { findCredentials } from '../../../test/support/secrets-scan';
 import { addMember, createAgent, createUser } from '../src/admin/commands';
 import { AUTH_SCHEMA, type AuthDatabase } from '../src/db';
 import { verifyPassword } from '../src/identity/passwords';
+import { clearRedisPrefix, uniquePrefix } from '../../ledger/test/support/ledger';
 import { unique } from './support/identity-fixtures';
 
 /**
@@ -91,7 +92,7 @@ describe('admin command line', () => {
   it('lists every command and its flags on help', async () => {
     const run = await admin(['help']);
     expect(run.status).toBe(0);
-    for (const command of ['create-org', 'create-user', 'add-member', 'create-agent', 'delete-agent', 'issue-gateway-token', 'issue-agent-secret', 'create-key']) {
+    for (const command of ['create-org', 'set-plan', 'set-allowance', 'grant-credits', 'list-credits', 'quota', 'create-user', 'add-member', 'create-agent', 'delete-agent', 'issue-gateway-token', 'issue-agent-secret', 'create-key']) {
       expect(run.stdout).toContain(command);
     }
     for (const flag of ['--plan', '--password-stdin', '--role', '--owner-email', '--messages-limit', '--provider-key', '--actor-email', '--expires-in-days']) {
@@ -291,6 +292,82 @@ describe('admin command line', () => {
       replica.disconnect();
       acknowledger.disconnect();
     }
+  });
+
+  it('moves an organization to another plan, grants credits and shows its quota where the ledger keeps them', async () => {
+    const prefix = uniquePrefix('admin');
+    const ledger = { REDIS_URL: testRedisUrl(), LEDGER_REDIS_KEY_PREFIX: prefix };
+    try {
+      const { organization } = await bootstrap('free');
+      const spend = await ok(['quota', '--org', organization.id], { env: ledger });
+      // $1.00 as the integer and as the exact decimal string; nothing spent or held yet.
+      expect(spend).toMatchObject({
+        organization_id: organization.id,
+        plan: 'free',
+        meter: 'spend',
+        allowance_micros: '1000000',
+        allowance_usd: '1.000000',
+        spent_micros: '0',
+        held_micros: '0',
+        remaining_usd: '1.000000',
+      });
+      const now = new Date();
+      expect(spend.resets_at).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString());
+
+      // Its own allowance, to the micro-dollar as written: the loaded month takes it at once,
+      // and a store that loads the month afresh (another prefix: an empty Redis) reads it from Postgres.
+      expect(await ok(['set-allowance', '--org', organization.id, '--usd', '12.345678'], { env: ledger })).toMatchObject({
+        monthly_allowance: { micros: '12345678', usd: '12.345678' },
+        counted_now: true,
+      });
+      expect(await ok(['quota', '--org', organization.id], { env: ledger })).toMatchObject({ allowance_micros: '12345678', remaining_usd: '12.345678' });
+      const fresh = { ...ledger, LEDGER_REDIS_KEY_PREFIX: `${prefix}-fresh` };
+      expect(await ok(['quota', '--org', organization.id], { env: fresh })).toMatchObject({ allowance_usd: '12.345678' });
+      expect(await ok(['set-allowance', '--org', organization.id, '--usd', 'plan'], { env: ledger })).toMatchObject({ monthly_allowance: 'plan' });
+      expect(await ok(['quota', '--org', organization.id], { env: ledger })).toMatchObject({ allowance_usd: '1.000000' });
+      await clearRedisPrefix(testRedisUrl(), `${prefix}-fresh`);
+
+      expect(await ok(['set-plan', '--org', organization.id, '--plan', 'legacy_basic'])).toMatchObject({ plan: 'legacy_basic', previous_plan: 'free' });
+      const expiresAt = '2099-01-31T00:00:00.000Z';
+      const granted = await ok<{ credit: { id: string; amount: number; remaining: number; expires_at: string } }>(
+        ['grant-credits', '--org', organization.id, '--amount', '50', '--expires-at', expiresAt],
+        { env: ledger },
+      );
+      expect(granted.credit).toMatchObject({ amount: 50, remaining: 50, expires_at: expiresAt });
+      await ok(['grant-credits', '--org', organization.id, '--amount', '7'], { env: ledger });
+      const listed = await ok<{ credits: Array<{ amount: number; expires_at: string | null }> }>(['list-credits', '--org', organization.id], { env: ledger });
+      expect(listed.credits.map(({ amount, expires_at }) => ({ amount, expires_at }))).toEqual([
+        { amount: 7, expires_at: null },
+        { amount: 50, expires_at: expiresAt },
+      ]);
+      expect(await ok(['quota', '--org', organization.id], { env: ledger })).toMatchObject({
+        plan: 'legacy_basic',
+        meter: 'legacy',
+        limit: '1000',
+        used: '0',
+        credits: '57',
+        remaining: '1057',
+      });
+    } finally {
+      await clearRedisPrefix(testRedisUrl(), prefix);
+    }
+  });
+
+  it('refuses money commands without the ledger\'s Redis, and amounts that are not whole numbers', async () => {
+    const noRedis = await admin(['quota', '--org', acme.organization.id]);
+    expect(noRedis.status).toBe(2);
+    expect(noRedis.stderr).toContain('REDIS_URL: is required');
+    const fraction = await admin(['grant-credits', '--org', acme.organization.id, '--amount', '1.5'], { env: { REDIS_URL: testRedisUrl() } });
+    expect(fraction.status).toBe(2);
+    expect(fraction.stderr).toContain('--amount: must be a whole number');
+    for (const usd of ['0.1234567', '1e3', '5.', '12,50']) {
+      const allowance = await admin(['set-allowance', '--org', acme.organization.id, '--usd', usd], { env: { REDIS_URL: testRedisUrl() } });
+      expect({ usd, status: allowance.status }).toEqual({ usd, status: 2 });
+      expect(allowance.stderr).toContain('--usd: must be an amount in USD with at most 6 decimal places');
+    }
+    const plan = await admin(['set-plan', '--org', acme.organization.id, '--plan', 'platinum']);
+    expect(plan.status).toBe(2);
+    expect(plan.stderr).toContain('--plan: must be one of free, starter');
   });
 
   it('refuses an API key for a member who is not an owner or admin', async () => {

@@ -10,7 +10,7 @@ import { AUTH_START_TIMEOUT_MS, startAuth, type RunningAuth } from './support/au
 import { createAuthTestDatabase, migrationsUpTo, seedAgent, seedOrganizationWithRoles, type AuthTestDatabase } from './support/seed';
 
 /**
- * A deployment whose database lacks the keys migration says so (SPEC 5.1.9):
+ * A deployment whose database lacks the keys migration says so (docs/api.md#authentication):
  * 503-class `unavailable` naming the migration, never an empty list. Then
  * `npm run migrate` applies it and the same process serves keys.
  */

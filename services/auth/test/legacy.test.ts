@@ -6,7 +6,7 @@ import { AUTH_START_TIMEOUT_MS, authenticateOnTheWire, startAuth, type RunningAu
 import { createAuthTestDatabase, seedAgent, seedOrganization, type AuthTestDatabase } from './support/seed';
 
 /**
- * Legacy credentials (SPEC 5.1.5, DESIGN 4): the per-agent gateway token and
+ * Legacy credentials (docs/api.md#authentication, docs/api.md): the per-agent gateway token and
  * the platform agent secret with an agent id, issued only by code (the admin
  * command line), attributed to their agent record, never quota-enforced.
  */

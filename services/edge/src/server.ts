@@ -16,6 +16,7 @@ import { renderErrors, unknownRoute } from './http/errors';
 import { assignRequestId } from './http/request-id';
 import { logRequests } from './http/request-log';
 import { registerIdentityRoutes } from './identity/routes';
+import { registerOpenApiRoute } from './openapi/routes';
 import { registerUsageRoutes } from './usage/routes';
 
 export type { EdgeDeps } from './deps';
@@ -52,6 +53,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   // The hot path first: express tries each route in turn until one matches.
   registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
   registerHealthRoutes(app, deps);
+  registerOpenApiRoute(app);
   registerIdentityRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerOrganizationAgentRoutes(app, deps);

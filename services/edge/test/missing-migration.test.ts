@@ -7,7 +7,7 @@ import { connectAuthDatabase, seedAccount, signIn } from './support/seed';
 import { STARTUP_TIMEOUT_MS, startEdgeStack, type EdgeStack } from './support/stack';
 
 /**
- * A deployment whose database lacks the keys migration (SPEC 5.1.9): the
+ * A deployment whose database lacks the keys migration (docs/api.md#authentication): the
  * Console says so, naming the migration, and never answers an empty list.
  */
 describe('Console key API without the keys migration (edge + auth processes)', () => {

@@ -30,7 +30,15 @@ async function main(): Promise<void> {
   embedded.printWelcome(`http://${config.HOST}:${metrics.port}/metrics`);
 }
 
+/** A port someone else holds: say which setting moves it, since the bare EADDRINUSE names none. */
+function portInUseHint(error: unknown): string | undefined {
+  if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') return undefined;
+  const port = (error as Error & { port?: number }).port;
+  const setting = port !== undefined && String(port) === process.env.METRICS_PORT ? 'METRICS_PORT' : 'PORT';
+  return `Port ${port ?? ''} is already in use. Set ${setting} to a free port, e.g. ${setting}=${(port ?? 8080) + 1} npm start (${setting}=0 takes any free one).`;
+}
+
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(portInUseHint(error) ?? (error instanceof Error ? error.message : error));
   process.exit(1);
 });

@@ -90,6 +90,7 @@ describe.each([
       await expect(settle(null, 'spend', 5n, 10n)).resolves.toEqual({ kind: 'missing' });
       await expect(stores.quota.counters(key, 'spend')).resolves.toBeUndefined();
       await expect(stores.quota.addCredits(key, 3n)).resolves.toBe(false);
+      await expect(stores.quota.setSpendAllowance(key, 3n)).resolves.toBe(false);
       await expect(stores.queue.read('reader', 10, 0)).resolves.toEqual([]);
     });
 
@@ -118,6 +119,20 @@ describe.each([
       await reserve(hold('c', 'requests', 1n), 5n);
       await reserve(hold('d', 'requests', 1n), 5n);
       await expect(reserve(hold('e', 'requests', 1n), 5n)).resolves.toEqual({ kind: 'denied', counters: { used: 3n, credits: 0n, held: 2n } });
+    });
+
+    it("admits spend against the organization's own allowance in place of the plan's, from load or set at once", async () => {
+      await expect(stores.quota.setSpendAllowance(key, 500n)).resolves.toBe(false);
+      await stores.quota.rebuild(key, { ...totals({ spend: 400n }), spendAllowance: 450n });
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 400n, credits: 0n, held: 0n, spendAllowance: 450n });
+      // The plan's 1000 would admit 100; the organization's 450 does not.
+      await expect(reserve(hold('a', 'spend', 100n), 1000n)).resolves.toEqual({ kind: 'denied', counters: { used: 400n, credits: 0n, held: 0n, spendAllowance: 450n } });
+      await expect(stores.quota.setSpendAllowance(key, 600n)).resolves.toBe(true);
+      await expect(reserve(hold('b', 'spend', 100n), 1000n)).resolves.toMatchObject({ kind: 'reserved', counters: { spendAllowance: 600n } });
+      await expect(settle('b', 'spend', 150n, 1000n)).resolves.toMatchObject({ kind: 'settled', counters: { used: 550n, spendAllowance: 600n } });
+      // Back to the plan's: the limit each call passes applies again.
+      await expect(stores.quota.setSpendAllowance(key, null)).resolves.toBe(true);
+      await expect(reserve(hold('c', 'spend', 400n), 1000n)).resolves.toEqual({ kind: 'reserved', counters: { used: 550n, credits: 0n, held: 400n } });
     });
 
     it('reserves without enforcement even past the limit', async () => {

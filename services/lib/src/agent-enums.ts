@@ -11,7 +11,7 @@ import {
 import { protoEnumNames } from './proto-enum';
 
 /**
- * The closed value sets of the agent API (SPEC 2.4, 4.5), as gateway.agent.v1
+ * The closed value sets of the agent API (docs/api.md#agent-api), as gateway.agent.v1
  * defines them, by the names HTTP clients and the agent's tables use. Edge
  * reads client input with them, the agent service its requests and rows.
  */

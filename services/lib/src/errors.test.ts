@@ -11,7 +11,7 @@ import {
   type ErrorKind,
 } from './errors';
 
-// The documented contract (SPEC 7, DESIGN 4), written out by hand so a change
+// The documented contract (docs/api.md#errors, docs/api.md), written out by hand so a change
 // to the mapping has to change this table too.
 const documented: Array<[ErrorKind, GrpcStatus, number, ErrorClass]> = [
   ['validation', GrpcStatus.INVALID_ARGUMENT, 400, 'validation'],

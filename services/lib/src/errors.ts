@@ -2,7 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 
 /**
  * The one mapping from domain errors to gRPC status, HTTP status and the
- * public error class (SPEC 7, DESIGN 4). Every service throws DomainError;
+ * public error class (docs/api.md#errors, docs/api.md). Every service throws DomainError;
  * the gRPC layer turns it into a status with the kind in a trailer, clients
  * turn the status back into the same DomainError, and edge renders it.
  */
@@ -102,7 +102,7 @@ export function isErrorKind(value: unknown): value is ErrorKind {
   return typeof value === 'string' && (errorKinds as readonly string[]).includes(value);
 }
 
-/** The single public message for every rejected credential (SPEC 5.1.3). */
+/** The single public message for every rejected credential (docs/api.md#authentication). */
 export const INVALID_CREDENTIAL_MESSAGE = 'Invalid or missing credential.';
 
 /**

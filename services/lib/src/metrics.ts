@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { metrics, type Histogram, type Meter } from '@opentelemetry/api';
 
 /**
- * Prometheus metrics (DESIGN 6). Instruments come from the OpenTelemetry
+ * Prometheus metrics (docs/decisions.md#metrics). Instruments come from the OpenTelemetry
  * meter that startTelemetry registers; each process serves them in the
  * Prometheus text format on its own port (METRICS_PORT), apart from the
  * service's own listener, so a scrape never queues behind traffic and the

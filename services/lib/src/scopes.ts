@@ -1,5 +1,5 @@
 /**
- * Every scope an API key can carry (SPEC 2.2) and what each permits, in one
+ * Every scope an API key can carry (docs/api.md#authentication) and what each permits, in one
  * place: auth validates against the names, the Console shows the
  * descriptions. No imports, so the browser bundle can use it as it is.
  * `agents:read` and `agents:write` are vestigial: the routes they guarded are

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { parseUsd } from '@gateway/lib/money';
 
 /**
- * What a client can check on every gateway response (SPEC 4.2 and 8). The
+ * What a client can check on every gateway response (docs/api.md#gateway-response-headers and #limits-and-allowances). The
  * header names here are written out from the spec, not imported from edge,
  * so that a renamed header fails the suites.
  */
@@ -26,7 +26,7 @@ const BASELINE_HEADERS = ['x-service-baseline-model', 'x-service-baseline-reason
 const SPEND_HEADERS = ['x-service-quota-allowance-usd', 'x-service-quota-spent-usd', 'x-service-quota-remaining-usd', 'x-service-quota-held-usd'] as const;
 const COUNT_HEADERS = ['x-service-quota-limit', 'x-service-quota-used', 'x-service-quota-remaining', 'x-service-quota-held'] as const;
 
-/** What the price and the ledger record decide: known only at the end of a stream, so sent there as trailers (DESIGN 4). */
+/** What the price and the ledger record decide: known only at the end of a stream, so sent there as trailers (docs/api.md). */
 export const STREAM_TRAILER_HEADERS = [
   'x-service-cost-usd',
   'x-service-savings-usd',
@@ -83,7 +83,7 @@ function expectOneOf(headers: HeaderSource, name: string, allowed: readonly stri
 }
 
 /**
- * The whole header set of SPEC 4.2 and 8, on a success or an error, and its
+ * The whole header set of docs/api.md#gateway-response-headers and #limits-and-allowances, on a success or an error, and its
  * internal consistency: money is USD with 6 places or empty, an empty cost is
  * exactly an unpriced request, the baseline headers come together, the quota
  * headers are those of the meter named, and remaining is what the meter says.
@@ -142,7 +142,7 @@ function expectQuotaHeaders(headers: HeaderSource): void {
   const credits = BigInt(headers.get('x-service-quota-credits') ?? '0');
   const held = BigInt(headers.get('x-service-quota-held') ?? '0');
   const left = (limit ?? 0n) > (used ?? 0n) ? (limit ?? 0n) - (used ?? 0n) : 0n;
-  // SPEC 8: remaining includes purchased credits; what calls in flight hold is not left.
+  // docs/api.md#limits-and-allowances: remaining includes purchased credits; what calls in flight hold is not left.
   expect(remaining).toBe(left + credits > held ? left + credits - held : 0n);
 }
 
@@ -154,7 +154,7 @@ export interface GatewayErrorBody {
 }
 
 /**
- * A gateway error as the official client surfaces it: the status, the SPEC 7
+ * A gateway error as the official client surfaces it: the status, the docs/api.md#errors
  * body, `request_id` equal to the header, and the whole header set.
  */
 export function expectApiError(error: unknown, status: number, type: string): { body: GatewayErrorBody; headers: Headers } {

@@ -54,7 +54,7 @@ function addUsage(usage: ChatUsage, answer: GatewayAnswer): ChatUsage {
 }
 
 /**
- * One chat turn (SPEC 4.5): images checked before anything is stored or
+ * One chat turn (docs/api.md#agent-api): images checked before anything is stored or
  * sent; the user's message stored in its session; then up to
  * TOOL_ROUNDS_MAX gateway calls, running the tools the model calls between
  * them and recording each run as a `tool` message; the last round forbids

@@ -3,7 +3,7 @@ import { DomainError } from '@gateway/lib/errors';
 import type { StoredImage } from '../db/tables/messages';
 
 /**
- * Images sent with a chat message (SPEC 4.5: base64 image data). Each is
+ * Images sent with a chat message (docs/api.md#agent-api: base64 image data). Each is
  * checked before anything goes upstream: well-formed base64 (or a data URL of
  * it), a supported type recognised by its first bytes (the data URL's
  * declared type must agree), within the size limit, and no more than the

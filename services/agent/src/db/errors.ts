@@ -5,7 +5,7 @@ import { AGENT_SCHEMA } from './schema';
 
 /**
  * Runs database work so that a database lacking the agent's tables answers
- * `unavailable` naming the migration to run (SPEC 5.1.9), never an empty list.
+ * `unavailable` naming the migration to run (docs/api.md#authentication), never an empty list.
  */
 export async function requireAgentTables<T>(work: () => Promise<T>): Promise<T> {
   try {

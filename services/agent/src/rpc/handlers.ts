@@ -23,8 +23,8 @@ export const STATUS_RECENT_ITEMS = 20;
 
 type AgentHandlers = UnaryHandlers<typeof AgentServiceService>;
 
-/** Request keys as SPEC 4.5 names them; only the chat says session_id. */
-const SPEC_NAMES: FieldNamer = (path) => path;
+/** Request keys as docs/api.md#agent-api names them; only the chat says session_id. */
+const AS_NAMED: FieldNamer = (path) => path;
 const CHAT_NAMES: FieldNamer = (path) => (path === 'sessionId' ? 'session_id' : path);
 
 export function agentHandlers(deps: AgentDeps): AgentHandlers {
@@ -36,7 +36,7 @@ export function agentHandlers(deps: AgentDeps): AgentHandlers {
     <Schema extends z.ZodType<{ actor: { userId: string; agentId: string } }>, Response>(
       schema: Schema,
       work: (input: z.output<Schema>, acting: Acting) => Promise<Response>,
-      names: FieldNamer = SPEC_NAMES,
+      names: FieldNamer = AS_NAMED,
     ) =>
     async (request: unknown): Promise<Response> => {
       const input = parseInput(schema, request, names);

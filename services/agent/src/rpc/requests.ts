@@ -8,7 +8,7 @@ import { storableText } from '@gateway/lib/storable-text';
 
 /**
  * Every request of gateway.agent.v1, checked at the service's boundary.
- * Problems name fields as SPEC 4.5 does (`sessionId`, `aiModel`; `session_id`
+ * Problems name fields as docs/api.md#agent-api does (`sessionId`, `aiModel`; `session_id`
  * in a chat), since the agent API is where they come from.
  */
 

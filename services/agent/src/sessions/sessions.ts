@@ -8,7 +8,7 @@ export type SessionWithCount = SessionRow & { message_count: number };
 
 export const SESSION_NOT_FOUND = 'Session not found.';
 
-/** Titles made from text (a workflow's task) are cut to the limit SPEC 8 sets. */
+/** Titles made from text (a workflow's task) are cut to the limit docs/api.md#limits-and-allowances sets. */
 export function titleFrom(text: string): string {
   const title = text.replace(/\s+/g, ' ').trim();
   return title.length <= SESSION_TITLE_MAX ? title : `${title.slice(0, SESSION_TITLE_MAX - 1)}…`;

@@ -48,8 +48,8 @@ const CHANGES: Record<string, (before: AgentRecord, after: AgentRecord) => Setti
 };
 
 /**
- * Records the settings on the agent record (auth owns it). The rebuild SPEC
- * mentions has no machine behind it any more: nothing is rebuilt, the request
+ * Records the settings on the agent record (auth owns it). The rebuild these settings
+ * once triggered has no machine behind it any more: nothing is rebuilt, the request
  * is written to the agent's log, and the answer says what changed.
  */
 export async function updateSettings(

@@ -34,7 +34,11 @@ import {
   issueAgentSecretInput,
   issueGatewayTokenInput,
   MIN_PASSWORD_LENGTH,
+  setPlan,
+  setPlanInput,
 } from './commands';
+import { grantCredits, grantCreditsInput, listCredits, organizationInput, setAllowance, setAllowanceInput, showQuota } from './money';
+import { DEFAULT_KEY_PREFIX, openLedgerAdmin, type LedgerAdmin } from '@gateway/ledger/admin';
 import { planTierNames } from './plans';
 
 /**
@@ -52,6 +56,8 @@ const configShape = {
   REDIS_URL: env.optionalUrl(),
   PRINCIPAL_EVENTS_PREFIX: authConfigShape.PRINCIPAL_EVENTS_PREFIX,
   PRINCIPAL_INVALIDATION_TIMEOUT_MS: authConfigShape.PRINCIPAL_INVALIDATION_TIMEOUT_MS,
+  /** The ledger's REDIS_KEY_PREFIX, for the credit and quota commands (`npm run stack` prints its own). */
+  LEDGER_REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'letters, digits and : _ -').default(DEFAULT_KEY_PREFIX),
 };
 type AdminConfig = z.infer<z.ZodObject<typeof configShape>>;
 
@@ -77,6 +83,17 @@ interface Command<Input extends z.ZodType = z.ZodType> {
 /** Ties each command's runner to the output of its own input schema. */
 const command = <Input extends z.ZodType>(definition: Command<Input>): Command => definition;
 
+/** Credits and quota live in the ledger's Postgres record and Redis counters: the commands that touch them need REDIS_URL. */
+async function withLedger<T>(config: AdminConfig, use: (ledger: LedgerAdmin) => Promise<T>): Promise<T> {
+  if (!config.REDIS_URL) throw new UsageError('REDIS_URL: is required for the credit and quota commands (the Redis the ledger uses)');
+  const ledger = await openLedgerAdmin({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, keyPrefix: config.LEDGER_REDIS_KEY_PREFIX });
+  try {
+    return await use(ledger);
+  } finally {
+    await ledger.close();
+  }
+}
+
 const commands: Record<string, Command> = {
   'create-org': command({
     summary: 'Create an organization.',
@@ -86,6 +103,44 @@ const commands: Record<string, Command> = {
     },
     input: createOrganizationInput,
     run: (db, _config, input) => createOrganization(db, input),
+  }),
+  'set-plan': command({
+    summary: "Move an organization to another plan (its meter, monthly allowance and model ceiling).",
+    flags: { org: { description: 'organization id' }, plan: { description: `plan tier: ${planTierNames().join(' | ')}` } },
+    input: setPlanInput,
+    run: (db, _config, input) => setPlan(db, input),
+    changesGrantsOf: async (_db, input) => input.org,
+  }),
+  'set-allowance': command({
+    summary: "Set an organization's own monthly spend allowance in place of its plan's (spend-metered plans).",
+    flags: {
+      org: { description: 'organization id' },
+      usd: { description: 'USD a month, exactly as written (at most 6 decimal places, e.g. 12.50), or "plan" for the plan\'s again' },
+    },
+    input: setAllowanceInput,
+    run: (db, config, input) => withLedger(config, (ledger) => setAllowance(db, ledger, input)),
+  }),
+  'grant-credits': command({
+    summary: 'Grant purchased credits: requests or messages counted after the monthly limit (requests and legacy meters).',
+    flags: {
+      org: { description: 'organization id' },
+      amount: { description: 'how many requests or messages (a whole number)' },
+      'expires-at': { description: 'optional: ISO-8601 date-time with a time zone (default: never)' },
+    },
+    input: grantCreditsInput,
+    run: (db, config, input) => withLedger(config, (ledger) => grantCredits(db, ledger, input)),
+  }),
+  'list-credits': command({
+    summary: "List an organization's purchased credits, newest first, with what is left of each.",
+    flags: { org: { description: 'organization id' } },
+    input: organizationInput,
+    run: (db, config, input) => withLedger(config, (ledger) => listCredits(db, ledger, input)),
+  }),
+  quota: command({
+    summary: "Show an organization's allowance this month: spent, held by calls in flight, remaining, and when it resets.",
+    flags: { org: { description: 'organization id' } },
+    input: organizationInput,
+    run: (db, config, input) => withLedger(config, (ledger) => showQuota(db, ledger, input)),
   }),
   'create-user': command({
     summary: 'Create a user who can sign in.',
@@ -168,7 +223,7 @@ const commands: Record<string, Command> = {
 class UsageError extends Error {}
 
 function usage(): string {
-  const lines = ['Usage: npm run admin -- <command> [--flags]', '', 'Commands:'];
+  const lines = ['Usage: npm -s run admin -- <command> [--flags]   (-s: only the JSON result on stdout)', '', 'Commands:'];
   for (const [name, command] of Object.entries(commands)) {
     lines.push(`  ${name}  ${command.summary}`);
     for (const [flag, { description, boolean }] of Object.entries(command.flags)) {
@@ -178,8 +233,9 @@ function usage(): string {
   lines.push(
     '',
     'Environment: DATABASE_URL (required), SECRETS_KEY (for --provider-key), KEY_ENVIRONMENT (live | test, for create-key),',
-    'ADMIN_PASSWORD (the create-user password when no flag gives one), REDIS_URL and PRINCIPAL_EVENTS_PREFIX (delete-agent and',
-    'issue-gateway-token then reach every edge replica at once; without them, within its PRINCIPAL_CACHE_TTL_MS).',
+    'ADMIN_PASSWORD (the create-user password when no flag gives one), REDIS_URL and PRINCIPAL_EVENTS_PREFIX (delete-agent, set-plan and',
+    'issue-gateway-token then reach every edge replica at once; without them, within its PRINCIPAL_CACHE_TTL_MS),',
+    'REDIS_URL and LEDGER_REDIS_KEY_PREFIX (the ledger\'s REDIS_KEY_PREFIX) for set-allowance, grant-credits, list-credits and quota.',
   );
   return lines.join('\n');
 }

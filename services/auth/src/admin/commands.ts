@@ -37,6 +37,7 @@ export const MIN_PASSWORD_LENGTH = 8;
 const MAX_MESSAGES_LIMIT = 2_147_483_647;
 
 export const createOrganizationInput = z.object({ name: text(200), plan: oneOf(planTierNames()) });
+export const setPlanInput = z.object({ org: id('an organization'), plan: oneOf(planTierNames()) });
 export const createUserInput = z.object({
   email: emailSchema,
   password: z
@@ -96,7 +97,7 @@ function isUniqueViolation(error: unknown): boolean {
   return sqlStateOf(error) === '23505';
 }
 
-async function requireOrganization(db: Kysely<AuthDatabase>, organizationId: string): Promise<{ planTier: string }> {
+export async function requireOrganization(db: Kysely<AuthDatabase>, organizationId: string): Promise<{ planTier: string }> {
   const organization = await db.selectFrom('organizations').select('plan_tier').where('id', '=', organizationId).executeTakeFirst();
   if (!organization) throw new DomainError('not_found', `No organization has id ${organizationId} (--org).`, { field: '--org' });
   return { planTier: organization.plan_tier };
@@ -129,6 +130,19 @@ export async function createOrganization(db: Kysely<AuthDatabase>, input: Create
     .returning(['id', 'name', 'plan_tier'])
     .executeTakeFirstOrThrow();
   return { id: organization.id, name: organization.name, plan: organization.plan_tier };
+}
+
+/** Moves an organization to another plan: its meter, allowance and model ceiling from the next request on. */
+export async function setPlan(db: Kysely<AuthDatabase>, input: z.input<typeof setPlanInput>) {
+  const { org, plan } = parseInput(setPlanInput, input, flagName);
+  const previous = await requireOrganization(db, org);
+  const organization = await db
+    .updateTable('organizations')
+    .set({ plan_tier: plan })
+    .where('id', '=', org)
+    .returning(['id', 'name', 'plan_tier'])
+    .executeTakeFirstOrThrow();
+  return { id: organization.id, name: organization.name, plan: organization.plan_tier, previous_plan: previous.planTier };
 }
 
 export async function createUser(db: Kysely<AuthDatabase>, input: CreateUserInput) {

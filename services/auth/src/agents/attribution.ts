@@ -1,7 +1,7 @@
 import { InferenceMode } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { AgentInstance } from '../db/tables/agent-instances';
 
-/** What a credential tied to an agent record inherits from it (SPEC 2.1). */
+/** What a credential tied to an agent record inherits from it (docs/api.md#api-keys). */
 export interface AgentAttribution {
   agentId: string;
   model: string;

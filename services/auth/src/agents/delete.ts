@@ -5,7 +5,7 @@ import type { AuthDatabase } from '../db/schema';
 /**
  * Deletes an agent record of an organization. Keys bound to it lose the
  * binding (foreign key `on delete set null`) and keep working as
- * organization-level keys (SPEC 2.1); past traces and ledger rows keep their
+ * organization-level keys (docs/api.md#api-keys); past traces and ledger rows keep their
  * own references.
  */
 export async function deleteAgentInstance(db: Kysely<AuthDatabase>, organizationId: string, agentId: string): Promise<void> {

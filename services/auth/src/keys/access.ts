@@ -10,7 +10,7 @@ export interface KeyActor {
 
 export type KeyAction = 'list' | 'create' | 'edit' | 'revoke';
 
-/** Any member lists keys; only these roles create, edit and revoke them (SPEC 5.1.7). */
+/** Any member lists keys; only these roles create, edit and revoke them (docs/api.md#authentication). */
 const KEY_MANAGERS: readonly MembershipRole[] = ['owner', 'admin'];
 
 /**

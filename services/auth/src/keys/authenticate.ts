@@ -18,7 +18,7 @@ export interface CredentialToCheck {
 }
 
 /**
- * Decides which kind of credential was presented (DESIGN 4): a value shaped
+ * Decides which kind of credential was presented (docs/api.md): a value shaped
  * like an API key is verified as one; anything else is a legacy credential,
  * the platform agent secret when an agent id comes with it, else a per-agent
  * gateway token. Every rejection is the same `auth` error.

@@ -1,7 +1,7 @@
 import { DomainError } from '@gateway/lib/errors';
 
 /**
- * Keys may live up to ten years (SPEC 8); the Console offers 30, 90 and 365 days.
+ * Keys may live up to ten years (docs/api.md#limits-and-allowances); the Console offers 30, 90 and 365 days.
  * A count of days is bounded by 3650; an absolute time by ten calendar years.
  */
 export const MAX_EXPIRY_DAYS = 3650;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * API key layout (SPEC 2.1), 65 characters:
+ * API key layout (docs/api.md#api-keys), 65 characters:
  *   `svc_live_` or `svc_test_` (9)  environment marker
  *   8 lowercase hex                  selector, 4 random bytes
  *   48 lowercase hex                 secret, 24 random bytes

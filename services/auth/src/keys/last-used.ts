@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@gateway/lib/logging';
 import type { AuthDatabase } from '../db/schema';
 
-/** last_used_at is accurate to the minute only (SPEC 2.1, 8). */
+/** last_used_at is accurate to the minute only (docs/api.md#api-keys and #limits-and-allowances). */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**

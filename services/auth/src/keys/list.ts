@@ -6,7 +6,7 @@ import { API_KEY_COLUMNS, type ApiKeyRecord } from './records';
 export interface KeyListing {
   /** Not revoked; expired keys stay here (their status says EXPIRED). */
   active: ApiKeyRecord[];
-  /** Revoked keys, listed under their own heading (SPEC 2.1). */
+  /** Revoked keys, listed under their own heading (docs/api.md#api-keys). */
   revoked: ApiKeyRecord[];
 }
 

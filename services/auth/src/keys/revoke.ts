@@ -5,7 +5,7 @@ import { recordKeyEvent } from './events';
 import { API_KEY_COLUMNS, apiKeyNotFound, type ApiKeyRecord } from './records';
 
 /**
- * Revokes a key (owner or admin). Idempotent (SPEC 3.1): only the first
+ * Revokes a key (owner or admin). Idempotent (docs/api.md#api-keys): only the first
  * revoke sets revoked_at, so the timestamp records when access actually
  * ended; a repeat returns the key unchanged and writes no audit row, since
  * nothing changed. Access ends at once: verification reads the row on every

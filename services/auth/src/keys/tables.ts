@@ -3,7 +3,7 @@ import { API_KEYS_MIGRATION, AUTH_SCHEMA } from '../db';
 
 /**
  * Runs key work so that a database lacking the keys tables answers
- * `unavailable` naming the missing migration (SPEC 5.1.9), never an empty
+ * `unavailable` naming the missing migration (docs/api.md#authentication), never an empty
  * list or an internal error.
  */
 export async function requireKeyTables<T>(work: () => Promise<T>): Promise<T> {

@@ -66,7 +66,7 @@ async function findKeyByPrefix(db: Kysely<AuthDatabase>, prefix: string) {
 }
 
 /**
- * Verifies an API key (SPEC 5.1): one indexed lookup by prefix (joining the
+ * Verifies an API key (docs/api.md#authentication): one indexed lookup by prefix (joining the
  * organization and the bound agent record), a constant-time comparison of
  * SHA-256 hashes, and only after the secret matches, the lifecycle. So a
  * wrong secret cannot learn whether a selector names a revoked key or none.

@@ -6,7 +6,7 @@ import { sha256Hex } from '../keys/hash';
 import { legacyPrincipal } from './principal';
 
 /**
- * A per-agent gateway token (DESIGN 4: any bearer value not shaped like an
+ * A per-agent gateway token (docs/api.md: any bearer value not shaped like an
  * API key), found by the SHA-256 of the whole value on the agent record.
  */
 export async function verifyGatewayToken(db: Kysely<AuthDatabase>, token: string): Promise<Principal> {

@@ -6,7 +6,7 @@ import { sha256Hex } from '../keys/hash';
 
 /**
  * Issues legacy credentials for the admin command line and the tests; no
- * gRPC or HTTP endpoint does (SPEC 5.1.5). Only the hash is stored; the
+ * gRPC or HTTP endpoint does (docs/api.md#authentication). Only the hash is stored; the
  * plaintext is returned this once. The `gwt_` / `pas_` shapes are what the
  * log redaction recognises.
  */

@@ -6,7 +6,7 @@ import { sha256Hex } from '../keys/hash';
 import { legacyPrincipal } from './principal';
 
 /**
- * The platform agent secret, presented with `X-Service-Agent-Id` (DESIGN 4):
+ * The platform agent secret, presented with `X-Service-Agent-Id` (docs/api.md):
  * one shared secret that acts for any agent record it names. The secret must
  * be known and not revoked, and the named agent record must exist; the call
  * is attributed to that record.

@@ -2,7 +2,7 @@ import type { PrincipalKind, Principal } from '@gateway/proto/gen/gateway/auth/v
 import { agentAttribution, type AttributedAgent } from '../agents/attribution';
 
 /**
- * What a legacy credential grants (SPEC 5.1.5, 5.1.6): inference only,
+ * What a legacy credential grants (docs/api.md#authentication): inference only,
  * attributed to its agent record, measured but never blocked by the allowance.
  */
 export function legacyPrincipal(

@@ -9,7 +9,7 @@ import { agentLabel } from './labels';
 import { ScopePicker } from './ScopePicker';
 import { SecretView } from './SecretView';
 
-/** SPEC 2.1 and 8: the Console's expiry presets, a date of one's choosing, or none. */
+/** docs/api.md#api-keys and #limits-and-allowances: the Console's expiry presets, a date of one's choosing, or none. */
 const PRESETS = [
   { value: '30', label: '30 days' },
   { value: '90', label: '90 days' },

@@ -6,7 +6,7 @@ import { Dialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { ScopePicker } from './ScopePicker';
 
-/** Renaming a key and changing its scopes; the secret stays the same (SPEC 2.1). */
+/** Renaming a key and changing its scopes; the secret stays the same (docs/api.md#api-keys). */
 export function EditKeyDialog({ org, apiKey, onSaved, onClose }: { org: string; apiKey: KeyJson; onSaved: () => void; onClose: () => void }) {
   const [name, setName] = useState(apiKey.name);
   const [scopes, setScopes] = useState<string[]>(apiKey.scopes);

@@ -8,7 +8,7 @@ import { EditKeyDialog } from './EditKeyDialog';
 import { KeyTable } from './KeyTable';
 import { RevokeKeyDialog } from './RevokeKeyDialog';
 
-/** Owners and admins change keys; members read them (SPEC 5.1.7). The API decides either way. */
+/** Owners and admins change keys; members read them (docs/api.md#authentication). The API decides either way. */
 const MANAGERS: ReadonlyArray<MembershipJson['role']> = ['owner', 'admin'];
 
 type Open = { dialog: 'create' } | { dialog: 'edit'; key: KeyJson } | { dialog: 'revoke'; key: KeyJson } | undefined;

@@ -5,7 +5,7 @@ import { asApiError, type ApiError } from '../api/errors';
 import { Dialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
 
-/** Revoking asks first: it ends access at once and cannot be undone (SPEC 3.1). */
+/** Revoking asks first: it ends access at once and cannot be undone (docs/api.md#api-keys). */
 export function RevokeKeyDialog({ org, apiKey, onRevoked, onClose }: { org: string; apiKey: KeyJson; onRevoked: () => void; onClose: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | undefined>(undefined);

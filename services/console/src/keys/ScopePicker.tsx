@@ -1,6 +1,6 @@
 import { SCOPES } from '@gateway/lib/scopes';
 
-/** Every scope a key can carry, with what it permits (SPEC 2.2); at least one must stay chosen. */
+/** Every scope a key can carry, with what it permits (docs/api.md#authentication); at least one must stay chosen. */
 export function ScopePicker({ chosen, onChange }: { chosen: readonly string[]; onChange: (scopes: string[]) => void }) {
   const toggle = (name: string, on: boolean) => onChange(SCOPES.map((scope) => scope.name).filter((scope) => (scope === name ? on : chosen.includes(scope))));
   return (

@@ -6,7 +6,7 @@ export function agentLabel(agent: OrganizationAgentJson): string {
   return `Agent ${agent.id.slice(0, 8)} · ${agent.ai_model}${owner}`;
 }
 
-/** SPEC 2.1: an unbound key is shown as "Organization". */
+/** docs/api.md#api-keys: an unbound key is shown as "Organization". */
 export function boundToLabel(boundTo: BoundToJson, agents: Map<string, OrganizationAgentJson>): string {
   if (boundTo.type === 'organization') return 'Organization';
   const agent = agents.get(boundTo.agent_id);

@@ -13,7 +13,7 @@ import { Totals } from './Totals';
 import { UsageChart } from './UsageChart';
 
 const GROUP_HEADINGS: Record<UsageGroupBy, string> = { day: 'Day (UTC)', model: 'Model', key: 'API key', agent: 'Agent record' };
-/** The group of traffic that has no model, key or agent record (SPEC 2.1: organization-level). */
+/** The group of traffic that has no model, key or agent record (docs/api.md#api-keys: organization-level). */
 const NULL_GROUP: Record<UsageGroupBy, string> = {
   day: '–',
   model: 'No model (refused before routing)',

@@ -1,7 +1,7 @@
 import type { UsageGroupBy, UsageRange } from '@gateway/edge/contract';
 
 /**
- * The usage controls' values. The lists are the contract's (SPEC 4.3); they
+ * The usage controls' values. The lists are the contract's (docs/api.md#usage); they
  * are repeated here rather than imported so the page does not bundle zod,
  * and the checks below fail the build if the two ever differ.
  */

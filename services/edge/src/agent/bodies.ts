@@ -3,7 +3,7 @@ import { agentEnums, enumBodyField } from './enums';
 import { storableText } from '@gateway/lib/storable-text';
 
 /**
- * The request bodies and queries of SPEC 4.5, exactly as it names their
+ * The request bodies and queries of docs/api.md#agent-api, exactly as it names their
  * fields (note `session_id` in a chat, `sessionId` in session update and
  * delete). Unknown fields are refused. Types and the closed value sets are
  * checked here; limits that depend on the agent's own rules (lengths, the

@@ -18,8 +18,8 @@ import { agentEnums, nameOf } from './enums';
 
 /**
  * The JSON of the agent API (services/agent/README.md has every shape).
- * Field names follow SPEC where it names them (2.3 for the agent status,
- * 2.4 for a session: `sessionId`); everything else is snake_case like the
+ * Field names follow docs/api.md#agent-api where it names them (the agent
+ * status, and `sessionId` for a session); everything else is snake_case like the
  * rest of the API. Times are ISO-8601 UTC, money a decimal USD string with
  * 6 places, and a value that does not exist is null, never a placeholder.
  */
@@ -59,7 +59,7 @@ export function quotaJson(quota: QuotaState | undefined): QuotaJson | null {
   };
 }
 
-/** The agent record's settings as SPEC 2.3 names them. */
+/** The agent record's settings as docs/api.md#agent-api names them. */
 export function agentRecordJson(agent: AgentRecord) {
   return {
     id: agent.id,
@@ -76,7 +76,7 @@ export function agentRecordJson(agent: AgentRecord) {
 }
 
 /**
- * The agent of a status (SPEC 2.3). messages_used and messages_limit are the
+ * The agent of a status (docs/api.md#agent-api). messages_used and messages_limit are the
  * ledger's counts for the period when the agent's meter counts messages or
  * requests; a spend plan counts dollars (see `quota`), so they are null there
  * rather than invented.

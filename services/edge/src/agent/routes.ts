@@ -24,7 +24,7 @@ import {
 } from './json';
 
 /**
- * The agent API (SPEC 4.5), unversioned (SPEC 9), for a signed-in user: the
+ * The agent API (docs/api.md#agent-api), unversioned (docs/api.md#versioning), for a signed-in user: the
  * session cookie or `Authorization: Bearer <access token>`; an API key is a
  * 401 saying a session is needed. Each route checks its input, then asks the
  * agent service on behalf of the user; the agent service finds the user's
@@ -33,7 +33,7 @@ import {
 export const AGENT_BASE_PATH = '/api/agent';
 
 /** Names one of the user's agent records when they own several; absent: the newest. */
-const AGENT_ID_HEADER = 'x-service-agent-id';
+export const AGENT_ID_HEADER = 'x-service-agent-id';
 const agentIdHeader = z.guid().optional();
 
 function actorOf(req: Request, res: Response): Actor {

@@ -22,7 +22,7 @@ function organizationAgentJson({ agent, ownerEmail }: OrganizationAgent): Organi
 
 /**
  * `GET /api/v1/orgs/{org}/agents`: the organization's agent records, newest
- * first, so the Console can offer one to bind a new key to (SPEC 2.1). Any
+ * first, so the Console can offer one to bind a new key to (docs/api.md#api-keys). Any
  * member, like the key list that names them; a non-member gets 404.
  */
 export function registerOrganizationAgentRoutes(app: Express, { auth, settings }: EdgeDeps): void {

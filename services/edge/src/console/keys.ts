@@ -16,7 +16,7 @@ import { requireSession } from '../identity/session';
 import { present, toKeyJson } from '../mappers';
 
 /**
- * Console API for organization API keys (DESIGN 4, SPEC 2.1). Who may do
+ * Console API for organization API keys (docs/api.md, docs/api.md#api-keys). Who may do
  * what is decided by the auth service from the actor it is given: any member
  * lists; owners and admins create, edit and revoke.
  */

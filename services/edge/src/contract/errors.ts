@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The body of every error response (SPEC 7, DESIGN 4). */
+/** The body of every error response (docs/api.md#errors, docs/api.md). */
 export const errorBodySchema = z.object({
   error: z.object({
     message: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The identity API's bodies (DESIGN 4): sign-in, refresh, sign-out, the signed-in user. */
+/** The identity API's bodies (docs/api.md): sign-in, refresh, sign-out, the signed-in user. */
 export const roleNames = ['owner', 'admin', 'member'] as const;
 export type RoleName = (typeof roleNames)[number];
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { storableText } from '@gateway/lib/storable-text';
 
-/** The Console's key API (DESIGN 4, SPEC 2.1 and 4.4). */
+/** The Console's key API (docs/api.md, docs/api.md#api-keys). */
 const uuid = z.guid();
 export const orgParamsSchema = z.strictObject({ org: uuid });
 export const keyParamsSchema = z.strictObject({ org: uuid, id: uuid });

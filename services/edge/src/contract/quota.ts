@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * An allowance for the current UTC month (SPEC 8), in its meter's own unit:
+ * An allowance for the current UTC month (docs/api.md#limits-and-allowances), in its meter's own unit:
  * decimal USD strings with 6 places on `spend`, counts on `requests` and
  * `legacy`. `held` is what calls in flight hold until they settle; absent
  * where the ledger's answer did not report it.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** SPEC 4.3's windows and groupings, as the query string writes them. */
+/** docs/api.md#usage's windows and groupings, as the query string writes them. */
 export const USAGE_RANGES = ['7d', '14d', '30d', '90d'] as const;
 export const USAGE_GROUP_BYS = ['day', 'model', 'key', 'agent'] as const;
 export type UsageRange = (typeof USAGE_RANGES)[number];
@@ -34,7 +34,7 @@ export type UsageFiguresJson = z.output<typeof usageFiguresSchema>;
 export const usageGroupSchema = usageFiguresSchema.extend({ key: z.string().nullable() });
 export type UsageGroupJson = z.output<typeof usageGroupSchema>;
 
-/** The body of both usage routes (DESIGN 4). */
+/** The body of both usage routes (docs/api.md). */
 export const usageReportSchema = z.object({
   range: z.string(),
   group_by: z.string(),

@@ -4,7 +4,7 @@ import { formatUsd } from '@gateway/lib/money';
 import { Meter, type QuotaState } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 
 /**
- * Admission by worst-case cost (DESIGN 1, step 3): once the router has named
+ * Admission by worst-case cost (docs/decisions.md#admission-and-allowance-leases): once the router has named
  * the served model, the call holds the most it can cost at that model's
  * prices, so the allowance is never spent past, whatever the concurrency.
  */

@@ -6,7 +6,7 @@ import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/g
 import type { PriceFacts } from './headers';
 
 /**
- * The best-effort hops of the hot path and how each degrades (DESIGN 1):
+ * The best-effort hops of the hot path and how each degrades (docs/decisions.md#the-gateway):
  * a quota check the ledger cannot answer lets the call through unmetered,
  * a price pricing cannot give leaves the cost empty (unpriced, never "0"),
  * a record the ledger cannot take says `x-service-metered: false`.

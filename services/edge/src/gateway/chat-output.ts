@@ -5,7 +5,7 @@ import type { AnswerWriter, SseSink, StreamEnding, StreamWriter } from './output
 /**
  * Chat completions on the wire: the provider's JSON body passes through
  * unchanged, and its stream passes through chunk by chunk, with the two
- * changes strict clients need (DESIGN 4):
+ * changes strict clients need (docs/api.md):
  *
  * - The `x_service` outcome rides on the stream's last real chunk: the usage
  *   chunk when the caller asked for usage, else the `finish_reason` chunk.

@@ -22,7 +22,7 @@ export const chatCompletionsEndpoint: GatewayEndpoint = {
 };
 
 /**
- * The hot path of DESIGN 1, for any endpoint that translates onto chat
+ * The hot path of docs/decisions.md#the-gateway, for any endpoint that translates onto chat
  * completions: authenticate, route, admit by the call's worst-case cost, then
  * the provider, pricing and the ledger record. Facts are gathered as they
  * arrive and the header set is written once from them, at the answer or at

@@ -2,7 +2,7 @@ import { formatUsd, type MicroUsd } from '@gateway/lib/money';
 import { Meter, type QuotaState } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 
 /**
- * Composes the `x-service-*` headers of SPEC 4.2 and 8 from what the request
+ * Composes the `x-service-*` headers of docs/api.md#gateway-response-headers and #limits-and-allowances from what the request
  * learned on its way. Every header is present on every response; a value the
  * request never got to (an auth failure knows no model) is sent empty rather
  * than guessed. Money is printed from integer micro-dollars, 6 places;
@@ -115,7 +115,7 @@ export function writeGatewayHeaders(res: HeaderTarget, headers: Record<string, s
 }
 
 /**
- * The quota headers of SPEC 8, plus what calls in flight hold (`-held`) where
+ * The quota headers (docs/api.md#limits-and-allowances), plus what calls in flight hold (`-held`) where
  * the ledger counted it, as on a refusal: spent, held and remaining then say why.
  */
 export function quotaHeaders(quota: QuotaState | undefined): Record<string, string> {

@@ -47,7 +47,7 @@ export interface StreamEnding {
   failure: DomainError | undefined;
 }
 
-/** The `x_service` object: what the trailers say, for clients that cannot read trailers (DESIGN 4). */
+/** The `x_service` object: what the trailers say, for clients that cannot read trailers (docs/api.md). */
 export interface ServiceOutcome {
   request_id: string;
   cost_usd: string;

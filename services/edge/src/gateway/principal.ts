@@ -65,7 +65,7 @@ export async function authenticateGatewayCall(
   return principal;
 }
 
-/** A valid credential without the operation's scope is a 403, never a 401 (DESIGN 4). */
+/** A valid credential without the operation's scope is a 403, never a 401 (docs/api.md). */
 export function requireScope(principal: Principal, scope: string): void {
   if (!principal.scopes.includes(scope)) {
     throw new DomainError('permission', `This credential lacks the "${scope}" scope needed here. Its scopes: ${principal.scopes.join(', ') || 'none'}.`);

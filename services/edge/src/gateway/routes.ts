@@ -3,7 +3,7 @@ import { requestIdOf } from '../http/locals';
 import { chatCompletionsEndpoint, gatewayPipeline } from './chat';
 import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders } from './headers';
-import { listModels } from './models';
+import { listModels, retrieveModel } from './models';
 import { responsesEndpoint } from './responses/endpoint';
 
 /** The OpenAI-compatible surface: point the `openai` client's baseURL at `{base_url}/api/gateway/v1`. */
@@ -23,4 +23,5 @@ export function registerGatewayRoutes(app: Express, deps: GatewayDeps): void {
   app.post(`${GATEWAY_BASE_PATH}/chat/completions`, gatewayPipeline(deps, chatCompletionsEndpoint));
   app.post(`${GATEWAY_BASE_PATH}/responses`, gatewayPipeline(deps, responsesEndpoint));
   app.get(`${GATEWAY_BASE_PATH}/models`, listModels(deps));
+  app.get(`${GATEWAY_BASE_PATH}/models/:id`, retrieveModel(deps));
 }

@@ -5,7 +5,7 @@ import { outcomeHeaders, routeHeaders, TRAILER_HEADERS, writeGatewayHeaders } fr
 import { serviceOutcome, sseSink, type AnswerWriter } from './output';
 
 /**
- * A streamed completion (DESIGN 4): what is known before the first byte goes
+ * A streamed completion (docs/api.md): what is known before the first byte goes
  * out as headers; cost, savings and metering are known only at the end, so
  * they follow as HTTP trailers and in the `x_service` object the endpoint's
  * writer puts on its last event. The upstream is always asked for usage, so

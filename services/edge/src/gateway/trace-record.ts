@@ -4,7 +4,7 @@ import type { RecordRequest } from '@gateway/proto/gen/gateway/ledger/v1/ledger'
 import type { RouteFacts } from './headers';
 import { principalName, subjectOf } from './principal';
 
-/** SPEC 4.1: the client label is at most 200 characters. */
+/** docs/api.md#gateway: the client label is at most 200 characters. */
 export const CLIENT_LABEL_LIMIT = 200;
 const USER_AGENT_LIMIT = 512;
 const CLIENT_HEADER = 'x-service-client';
@@ -36,7 +36,7 @@ export interface CallSummary {
   consumed: boolean;
 }
 
-/** One trace and ledger record per request (SPEC 1.6, 2.5). */
+/** One trace and ledger record per request (docs/api.md#gateway). */
 export function traceRecord(req: Request, call: CallSummary): RecordRequest {
   return {
     subject: subjectOf(call.principal),

@@ -1,7 +1,7 @@
 import { parse, serialize, type SerializeOptions } from 'cookie';
 import type { Request } from 'express';
 
-/** The session cookie: carries the access token for browsers (DESIGN 4). */
+/** The session cookie: carries the access token for browsers (docs/api.md). */
 export const ACCESS_TOKEN_COOKIE = 'service-access-token';
 
 /**

@@ -69,7 +69,7 @@ function presentedRefreshToken(req: Request): { token: string; from: TokenDelive
   return { token: parseInput(refreshGrantSchema, req.body, 'body').refresh_token, from: 'body' };
 }
 
-/** Identity provider API (DESIGN 4): login, refresh, logout, the signed-in user. */
+/** Identity provider API (docs/api.md): login, refresh, logout, the signed-in user. */
 export function registerIdentityRoutes(app: Express, { auth, settings }: EdgeDeps): void {
   app.post('/api/auth/v1/token', async (req, res) => {
     const { grant_type: grantType } = parseInput(tokenQuerySchema, req.query, 'query');

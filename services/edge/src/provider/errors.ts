@@ -2,7 +2,7 @@ import { DomainError } from '@gateway/lib/errors';
 import { z } from 'zod';
 
 /**
- * Upstream failures, mapped once into DomainError (DESIGN 4):
+ * Upstream failures, mapped once into DomainError (docs/api.md):
  * - no answer in time (connect, headers, body or the whole call) -> `timeout` (504);
  * - refused, reset or closed connections, upstream 5xx and anything unexpected -> `provider` (502);
  * - upstream 429 -> `provider_rate_limit` (429, class provider) with the upstream's retry-after;

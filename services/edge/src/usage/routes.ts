@@ -8,11 +8,11 @@ import { parseInput } from '../http/validation';
 import { requireSession } from '../identity/session';
 import { usageReport } from './report';
 
-/** SPEC 2.2: the scope that reads an organization's requests, latency and cost. */
+/** docs/api.md#authentication: the scope that reads an organization's requests, latency and cost. */
 const USAGE_SCOPE = 'usage:read';
 
 /**
- * SPEC 4.3 and DESIGN 4: `GET /api/v1/usage` for an API key with `usage:read`
+ * docs/api.md#usage and docs/api.md: `GET /api/v1/usage` for an API key with `usage:read`
  * (authenticated exactly as the gateway authenticates), and the Console's
  * `GET /api/v1/orgs/{org}/usage` for any signed-in member. The credential is
  * checked first, then the permission, then the query.

@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import type { PromiseClient, RpcServiceDefinition } from '@gateway/lib/grpc';
 import {
   ApiKeyStatus,
@@ -118,6 +119,8 @@ export function unusedGateway(): GatewayBackends {
 
 export interface RunningFakeEdge {
   url: string;
+  /** The express app, for suites that read its route table. */
+  app: Express;
   auth: FakeAuth;
   logs: ReturnType<typeof capturedLogger>;
   stop(): Promise<void>;
@@ -145,5 +148,5 @@ export async function startFakeEdge(
     usage: options.usage ?? unexpectedClient('usage', UsageServiceService),
   });
   const port = await edge.start({ host: '127.0.0.1', port: 0 });
-  return { url: `http://127.0.0.1:${port}`, auth, logs, stop: () => edge.stop() };
+  return { url: `http://127.0.0.1:${port}`, app: edge.app, auth, logs, stop: () => edge.stop() };
 }

@@ -1,3 +1,4 @@
+import type { AllowancesTable } from './tables/allowances';
 import type { CreditsTable } from './tables/credits';
 import type { DeadLettersTable } from './tables/dead-letters';
 import type { LedgerEntriesTable } from './tables/ledger-entries';
@@ -11,4 +12,5 @@ export interface LedgerDatabase {
   ledger_entries: LedgerEntriesTable;
   credits: CreditsTable;
   dead_letters: DeadLettersTable;
+  allowances: AllowancesTable;
 }

@@ -8,6 +8,7 @@ interface PeriodState {
   used: Record<MeterName, bigint>;
   reserved: Record<MeterName, bigint>;
   credits: bigint;
+  spendAllowance?: bigint;
   holds: Map<string, { meter: MeterName; amount: bigint; expiresAtMs: number }>;
 }
 
@@ -35,9 +36,10 @@ export class MemoryQuotaStore implements QuotaStore {
     const counters = this.countersOf(state, hold.meter);
     if (state.holds.has(hold.id)) return Promise.resolve({ kind: 'reserved', counters });
     const reserved = counters.held;
+    const spendLimit = state.spendAllowance ?? limit;
     const fits =
       hold.meter === 'spend'
-        ? counters.used + reserved < limit && counters.used + reserved + hold.amount <= limit
+        ? counters.used + reserved < spendLimit && counters.used + reserved + hold.amount <= spendLimit
         : reserved < max(0n, limit - counters.used) + counters.credits;
     if (!fits && enforce) return Promise.resolve({ kind: 'denied', counters: { ...counters, held: reserved } });
     state.holds.set(hold.id, { meter: hold.meter, amount: hold.amount, expiresAtMs: hold.expiresAtMs });
@@ -68,7 +70,7 @@ export class MemoryQuotaStore implements QuotaStore {
     return Promise.resolve(state && this.countersOf(state, meter));
   }
 
-  rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {
+  rebuild(key: CounterKey, { used, credits, spendAllowance }: PeriodTotals): Promise<void> {
     const id = this.id(key);
     if (this.periods.has(id)) return Promise.resolve();
     this.forgetExpiredPeriods(Date.now());
@@ -76,9 +78,19 @@ export class MemoryQuotaStore implements QuotaStore {
       used: { ...used },
       reserved: { spend: 0n, requests: 0n, legacy: 0n },
       credits,
+      ...(spendAllowance === undefined ? {} : { spendAllowance }),
       holds: new Map(),
     });
     return Promise.resolve();
+  }
+
+  setSpendAllowance(key: CounterKey, micros: bigint | null): Promise<boolean> {
+    const state = this.periods.get(this.id(key));
+    if (state) {
+      if (micros === null) delete state.spendAllowance;
+      else state.spendAllowance = micros;
+    }
+    return Promise.resolve(state !== undefined);
   }
 
   addCredits(key: CounterKey, amount: bigint): Promise<boolean> {
@@ -91,8 +103,13 @@ export class MemoryQuotaStore implements QuotaStore {
     return `${organizationId}:${period}`;
   }
 
-  private countersOf(state: PeriodState, meter: MeterName): Required<Counters> {
-    return { used: state.used[meter], credits: max(0n, state.credits), held: max(0n, state.reserved[meter]) };
+  private countersOf(state: PeriodState, meter: MeterName): Counters & { held: bigint } {
+    return {
+      used: state.used[meter],
+      credits: max(0n, state.credits),
+      held: max(0n, state.reserved[meter]),
+      ...(state.spendAllowance === undefined ? {} : { spendAllowance: state.spendAllowance }),
+    };
   }
 
   /** Mirrors the expiry of the Redis keys, so a long-running process does not keep every month. */

@@ -9,7 +9,7 @@ export interface MeteredSubject {
   byok: boolean;
   /** The agent record's monthly message limit; 0 when it sets none. */
   messagesLimit: bigint;
-  /** Only API keys are blocked; legacy credentials are measured (SPEC 5.1.6). */
+  /** Only API keys are blocked; legacy credentials are measured (docs/api.md#authentication). */
   enforce: boolean;
 }
 
@@ -21,7 +21,7 @@ export interface MeterRule {
 }
 
 /**
- * SPEC 8: BYOK traffic counts requests; managed traffic counts on the plan's
+ * docs/api.md#limits-and-allowances: BYOK traffic counts requests; managed traffic counts on the plan's
  * meter. The legacy meter takes the agent record's own limit when it has one.
  */
 export function meterFor(subject: MeteredSubject, catalog: Catalog): MeterRule {

@@ -1,5 +1,5 @@
 /**
- * The quota period is the calendar month in UTC (DESIGN 4): it starts on the
+ * The quota period is the calendar month in UTC (docs/api.md): it starts on the
  * first instant of the month and resets on the first instant of the next.
  */
 export interface Period {

@@ -12,6 +12,7 @@ const scripts = {
   settle: luaScript('settle'),
   rebuild: luaScript('rebuild'),
   addCredits: luaScript('add-credits'),
+  setSpendAllowance: luaScript('set-spend-allowance'),
 };
 
 /** Script replies are arrays of strings and integers; anything else is a bug worth failing on. */
@@ -32,8 +33,13 @@ function clampedCounter(value: unknown): bigint {
   return read < 0n ? 0n : read;
 }
 
-function countersFrom(used: unknown, credits: unknown, held: unknown): Counters {
-  return { used: clampedCounter(used), credits: clampedCounter(credits), held: clampedCounter(held) };
+function countersFrom(used: unknown, credits: unknown, held: unknown, spendAllowance: unknown): Counters {
+  return {
+    used: clampedCounter(used),
+    credits: clampedCounter(credits),
+    held: clampedCounter(held),
+    ...(spendAllowance === null || spendAllowance === undefined ? {} : { spendAllowance: counter(spendAllowance) }),
+  };
 }
 
 /**
@@ -58,10 +64,10 @@ export class RedisQuotaStore implements QuotaStore {
       ),
       'reserve',
     );
-    const [kind, used, credits, held] = reply;
+    const [kind, used, credits, held, spendAllowance] = reply;
     if (kind === 'missing') return { kind };
     if (kind !== 'reserved' && kind !== 'denied') throw new Error(`unexpected reserve outcome ${String(kind)}`);
-    return { kind, counters: countersFrom(used, credits, held) };
+    return { kind, counters: countersFrom(used, credits, held, spendAllowance) };
   }
 
   async settle({ holdId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
@@ -75,27 +81,32 @@ export class RedisQuotaStore implements QuotaStore {
       ),
       'settle',
     );
-    const [kind, used, credits, creditsUsed, held] = reply;
+    const [kind, used, credits, creditsUsed, held, spendAllowance] = reply;
     if (kind === 'missing' || kind === 'late') return { kind };
-    return { kind: 'settled', counters: countersFrom(used, credits, held), creditsUsed: Number(creditsUsed) };
+    return { kind: 'settled', counters: countersFrom(used, credits, held, spendAllowance), creditsUsed: Number(creditsUsed) };
   }
 
   async counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
     requireConnected(this.redis);
-    const [used, credits, held] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits', `${meter}_reserved`);
+    const [used, credits, held, spendAllowance] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits', `${meter}_reserved`, 'spend_allowance');
     // Rebuilding writes every field, so a missing one means a missing period.
     if (used === null || used === undefined) return undefined;
-    return countersFrom(used, credits, held);
+    return countersFrom(used, credits, held, spendAllowance);
   }
 
-  async rebuild(key: CounterKey, { used, credits }: PeriodTotals): Promise<void> {
+  async rebuild(key: CounterKey, { used, credits, spendAllowance }: PeriodTotals): Promise<void> {
     requireConnected(this.redis);
     await runScript(
       this.redis,
       scripts.rebuild,
       [this.keys.counters(key), this.keys.holds(key)],
-      [used.spend.toString(), used.requests.toString(), used.legacy.toString(), credits.toString(), counterExpiryMs(key.period)],
+      [used.spend.toString(), used.requests.toString(), used.legacy.toString(), credits.toString(), counterExpiryMs(key.period), spendAllowance?.toString() ?? ''],
     );
+  }
+
+  async setSpendAllowance(key: CounterKey, micros: bigint | null): Promise<boolean> {
+    requireConnected(this.redis);
+    return (await runScript(this.redis, scripts.setSpendAllowance, [this.keys.counters(key)], [micros?.toString() ?? ''])) === 1;
   }
 
   async addCredits(key: CounterKey, amount: bigint): Promise<boolean> {

@@ -9,9 +9,11 @@ export interface Counters {
   credits: bigint;
   /** What reservations in flight hold on the meter, as the store read it with the rest. */
   held?: bigint;
+  /** The organization's own spend allowance, when an operator set one: it replaces the plan's. */
+  spendAllowance?: bigint;
 }
 
-/** What the quota headers say (SPEC 8), for one meter. */
+/** What the quota headers say (docs/api.md#limits-and-allowances), for one meter. */
 export type QuotaSnapshot =
   | { meter: 'spend'; allowanceMicros: bigint; spentMicros: bigint; remainingMicros: bigint; heldMicros?: bigint; resetsAt: Date }
   | {
@@ -36,11 +38,12 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Period): QuotaSnapshot {
   const held = counters.held ?? 0n;
   if (rule.meter === 'spend') {
+    const allowance = counters.spendAllowance ?? rule.limit;
     return {
       meter: 'spend',
-      allowanceMicros: rule.limit,
+      allowanceMicros: allowance,
       spentMicros: counters.used,
-      remainingMicros: max(0n, rule.limit - counters.used - held),
+      remainingMicros: max(0n, allowance - counters.used - held),
       ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
       resetsAt: period.resetsAt,
     };

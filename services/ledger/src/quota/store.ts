@@ -54,6 +54,8 @@ export type SettleOutcome = { kind: 'missing' } | { kind: 'late' } | { kind: 'se
 export interface PeriodTotals {
   used: Record<MeterName, bigint>;
   credits: bigint;
+  /** The organization's own spend allowance (micro-dollars) in place of its plan's; absent: the plan's. */
+  spendAllowance?: bigint;
 }
 
 /**
@@ -74,6 +76,8 @@ export interface QuotaStore {
   counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined>;
   /** Loads the period from Postgres totals, unless another caller loaded it first. */
   rebuild(key: CounterKey, totals: PeriodTotals): Promise<void>;
+  /** Sets (or, with null, removes) the organization's own spend allowance on a loaded period; false when it is not loaded. */
+  setSpendAllowance(key: CounterKey, micros: bigint | null): Promise<boolean>;
   /** Adds purchased credits to a loaded period; false when it is not loaded. */
   addCredits(key: CounterKey, amount: bigint): Promise<boolean>;
 }

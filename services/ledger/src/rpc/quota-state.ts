@@ -8,7 +8,7 @@ const protoMeters: Record<MeterName, Meter> = {
   legacy: Meter.METER_LEGACY,
 };
 
-/** The quota state on the wire: only the counters of its meter are set (SPEC 8). */
+/** The quota state on the wire: only the counters of its meter are set (docs/api.md#limits-and-allowances). */
 export function toProtoQuota(snapshot: QuotaSnapshot): QuotaState {
   const base = { meter: protoMeters[snapshot.meter], resetsAt: snapshot.resetsAt };
   const none = { allowanceMicros: '0', spentMicros: '0', remainingMicros: '0', limit: '0', used: '0', remaining: '0', credits: '0', hasCredits: false };

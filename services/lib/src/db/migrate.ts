@@ -42,7 +42,7 @@ export async function pendingMigrations<DB>(db: Kysely<DB>, schema: string, migr
 
 /**
  * Postgres reports a missing table as 42P01. A service that hits it answers
- * 503 naming the migration it lacks, never an empty result (SPEC 5.1.9).
+ * 503 naming the migration it lacks, never an empty result (docs/api.md#authentication).
  */
 export function isUndefinedTable(error: unknown): boolean {
   return sqlStateOf(error) === '42P01';

@@ -6156,7 +6156,7 @@ export const UpdateSettingsResponse: MessageFns<UpdateSettingsResponse> = {
 };
 
 /**
- * AgentService is the agent API of SPEC 4.5 behind edge's `/api/agent/*`
+ * AgentService is the agent API of docs/api.md#agent-api behind edge's `/api/agent/*`
  * routes: sessions and their messages, skills, memory, token budget,
  * automation (workflows and their scheduler), settings and chat. It owns
  * schema `agent`. The agent billing record itself belongs to the auth service.

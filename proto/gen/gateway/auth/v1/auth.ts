@@ -208,7 +208,7 @@ export interface AuthenticateRequest {
 }
 
 /**
- * Who is calling and what the call inherits (SPEC 2.1: a bound key inherits
+ * Who is calling and what the call inherits (docs/api.md#api-keys: a bound key inherits
  * the agent record's model, mode, plan tier and attribution).
  */
 export interface Principal {
@@ -229,7 +229,7 @@ export interface Principal {
    * or `auto` for an organization-level key.
    */
   model: string;
-  /** Allowance enforcement applies to API keys only (SPEC 5.1.6). */
+  /** Allowance enforcement applies to API keys only (docs/api.md#authentication). */
   enforceQuota: boolean;
   /**
    * BYOK only: the agent record's provider key, still encrypted (AES-256-GCM,
@@ -394,7 +394,7 @@ export interface GetUserResponse {
 }
 
 /**
- * The agent billing record (SPEC 2.3), as the agent API reads it. Never
+ * The agent billing record (docs/api.md#agent-api), as the agent API reads it. Never
  * carries the provider key, not even encrypted.
  */
 export interface AgentRecord {

@@ -79,7 +79,7 @@ export interface Subject {
   byok: boolean;
   /** The agent record's monthly message limit (legacy meter). */
   messagesLimit: string;
-  /** Only API keys are blocked; legacy credentials are measured (SPEC 5.1.6). */
+  /** Only API keys are blocked; legacy credentials are measured (docs/api.md#authentication). */
   enforce: boolean;
 }
 

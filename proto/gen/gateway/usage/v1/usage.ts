@@ -902,7 +902,7 @@ export const GetUsageResponse: MessageFns<GetUsageResponse> = {
 };
 
 /**
- * UsageService reports an organization's gateway traffic (SPEC 4.3): request
+ * UsageService reports an organization's gateway traffic (docs/api.md#usage): request
  * and error counts, failures by error class, latency percentiles and cost,
  * over a window of whole UTC days, in total and per group. It reads the
  * ledger's traces through a read-only role and owns no data. The Console and

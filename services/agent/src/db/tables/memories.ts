@@ -6,7 +6,7 @@ export type MemoryCategoryName = (typeof memoryCategories)[number];
 export const MEMORY_KEY_MAX = 100;
 export const MEMORY_VALUE_MAX = 2000;
 
-/** A memory entry (SPEC 2.5): one value per key and agent record. */
+/** A memory entry (docs/api.md#gateway): one value per key and agent record. */
 export interface MemoriesTable {
   id: Generated<string>;
   agent_id: string;

@@ -5,11 +5,11 @@ export const sessionStatuses = ['active', 'completed', 'paused', 'archived'] as 
 export type SessionCategoryName = (typeof sessionCategories)[number];
 export type SessionStatusName = (typeof sessionStatuses)[number];
 
-/** SPEC 8: a session title is at most 100 characters. */
+/** docs/api.md#limits-and-allowances: a session title is at most 100 characters. */
 export const SESSION_TITLE_MAX = 100;
 export const SESSION_ICON_MAX = 64;
 
-/** A conversation of one agent record (SPEC 2.4). */
+/** A conversation of one agent record (docs/api.md#agent-api). */
 export interface SessionsTable {
   id: Generated<string>;
   /** The agent record (schema auth) it belongs to; a plain id, auth owns that row. */

@@ -8,7 +8,7 @@ export const inferenceModes = ['managed', 'byok'] as const;
 export type InferenceModeName = (typeof inferenceModes)[number];
 
 /**
- * The agent billing record (SPEC 1.5, 2.3). The VM it once described is
+ * The agent billing record (docs/api.md#agent-api). The VM it once described is
  * retired; gateway authentication reads the record on every bound call.
  */
 export interface AgentInstancesTable {

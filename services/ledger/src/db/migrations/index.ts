@@ -2,12 +2,14 @@ import type { MigrationIndex } from '@gateway/lib/db';
 import * as ledger from './0001_ledger';
 import * as usageReads from './0002_usage_reads';
 import * as deadLetters from './0003_dead_letters';
+import * as allowances from './0004_allowances';
 
 /** Every migration of schema `ledger`, in order. Released entries never change. */
 export const ledgerMigrations: MigrationIndex = {
   '0001_ledger': ledger,
   '0002_usage_reads': usageReads,
   '0003_dead_letters': deadLetters,
+  '0004_allowances': allowances,
 };
 
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */

@@ -8,7 +8,7 @@ export const principals = ['api_key', 'gateway_token', 'agent_secret'] as const;
 export type PrincipalName = (typeof principals)[number];
 
 /**
- * One row per gateway request (SPEC 1.6). References to organizations, keys
+ * One row per gateway request (docs/api.md). References to organizations, keys
  * and agent records are plain ids, not foreign keys: the auth schema owns
  * those rows, and a trace stays attributable after an agent record is deleted.
  */

@@ -1,7 +1,7 @@
 -- Loads a period's counters from Postgres totals, unless they are already loaded.
 -- KEYS[1] counters hash, KEYS[2] holds hash
 -- ARGV[1] spend used, ARGV[2] requests used, ARGV[3] legacy used, ARGV[4] credits,
--- ARGV[5] expiry of the period's keys (ms)
+-- ARGV[5] expiry of the period's keys (ms), ARGV[6] the organization's own spend allowance ("" when none)
 -- Returns 1 when it loaded them, 0 when another caller had.
 local counters, holds = KEYS[1], KEYS[2]
 if redis.call('EXISTS', counters) == 1 then return 0 end
@@ -18,5 +18,6 @@ redis.call('HSET', counters,
   'spend_reserved', string.format('%.0f', reserved.spend),
   'requests_reserved', string.format('%.0f', reserved.requests),
   'legacy_reserved', string.format('%.0f', reserved.legacy))
+if ARGV[6] ~= '' then redis.call('HSET', counters, 'spend_allowance', ARGV[6]) end
 redis.call('PEXPIREAT', counters, ARGV[5])
 return 1

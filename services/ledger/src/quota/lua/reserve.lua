@@ -4,8 +4,9 @@
 -- ARGV[1] now (ms), ARGV[2] hold id, ARGV[3] meter, ARGV[4] amount,
 -- ARGV[5] limit, ARGV[6] enforce ("1" or "0"), ARGV[7] hold expiry (ms),
 -- ARGV[8] expiry of the period's keys (ms)
--- Returns {"missing"} or {"reserved"|"denied", used, credits, held}: held is what holds in flight
--- on the meter add up to, this one included when it was reserved.
+-- The counters' spend_allowance, when set, replaces ARGV[5] on the spend meter.
+-- Returns {"missing"} or {"reserved"|"denied", used, credits, held, spend_allowance or false}: held
+-- is what holds in flight on the meter add up to, this one included when it was reserved.
 local counters, holds, expiries = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
@@ -26,10 +27,12 @@ local meter = ARGV[3]
 local used = redis.call('HGET', counters, meter .. '_used') or '0'
 local credits = redis.call('HGET', counters, 'credits') or '0'
 local held = redis.call('HGET', counters, meter .. '_reserved') or '0'
-if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits, held} end
+local own_allowance = redis.call('HGET', counters, 'spend_allowance')
+if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits, held, own_allowance} end
 
 local reserved = math.max(0, tonumber(held))
 local amount, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
+if meter == 'spend' and own_allowance then limit = tonumber(own_allowance) end
 local fits
 if meter == 'spend' then
   local committed = tonumber(used) + reserved
@@ -38,11 +41,11 @@ else
   -- Each held request ends up as one request of the limit or one credit.
   fits = reserved < math.max(0, limit - tonumber(used)) + tonumber(credits)
 end
-if not fits and ARGV[6] == '1' then return {'denied', used, credits, held} end
+if not fits and ARGV[6] == '1' then return {'denied', used, credits, held, own_allowance} end
 
 redis.call('HSET', holds, ARGV[2], meter .. ':' .. ARGV[4])
 redis.call('ZADD', expiries, ARGV[7], ARGV[2])
 redis.call('HINCRBY', counters, meter .. '_reserved', ARGV[4])
 redis.call('PEXPIREAT', holds, ARGV[8])
 redis.call('PEXPIREAT', expiries, ARGV[8])
-return {'reserved', used, credits, redis.call('HGET', counters, meter .. '_reserved')}
+return {'reserved', used, credits, redis.call('HGET', counters, meter .. '_reserved'), own_allowance}

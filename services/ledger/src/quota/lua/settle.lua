@@ -2,8 +2,8 @@
 -- KEYS[1] counters hash, KEYS[2] holds hash, KEYS[3] hold expiries, KEYS[4] record stream
 -- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON),
 -- ARGV[6] commit-by instant in epoch ms ("" when none)
--- Returns {"late"}, {"missing"} or {"settled", used, credits, credits_used, held}: held is what the
--- other holds in flight on the meter add up to once this one is released.
+-- Returns {"late"}, {"missing"} or {"settled", used, credits, credits_used, held, spend_allowance or
+-- false}: held is what the other holds in flight on the meter add up to once this one is released.
 local counters, holds, expiries, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 -- The caller has stopped waiting (or is about to): its answer says "not metered", so nothing may
@@ -41,5 +41,5 @@ if usage ~= '0' then redis.call('HINCRBY', counters, meter .. '_used', usage) en
 if credits_used > 0 then redis.call('HINCRBY', counters, 'credits', -credits_used) end
 return {
   'settled', redis.call('HGET', counters, meter .. '_used') or '0', redis.call('HGET', counters, 'credits'), credits_used,
-  redis.call('HGET', counters, meter .. '_reserved') or '0',
+  redis.call('HGET', counters, meter .. '_reserved') or '0', redis.call('HGET', counters, 'spend_allowance'),
 }
