@@ -13,6 +13,7 @@ import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
 import { gatewaySettingsFrom } from '@gateway/edge/config';
 import { createProviderClient } from '@gateway/edge/provider';
 import { grpcHealthProbe } from '@gateway/edge/readiness';
+import { holdPriceList } from '@gateway/edge/price-list';
 import { createEdgeApp } from '@gateway/edge/server';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
 import { startLedgerServer } from '@gateway/ledger/server';
@@ -145,6 +146,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     catalog,
     providerEnvironment,
   );
+  const priceList = holdPriceList(clients.pricing, logger.child({ component: 'edge' }));
   const edge = createEdgeApp({
     auth: clients.auth,
     readiness,
@@ -156,7 +158,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       trustProxy: false,
     },
     logger: logger.child({ component: 'edge' }),
-    gateway: { ...clients, provider, settings: gatewaySettings },
+    gateway: { ...clients, priceList, provider, settings: gatewaySettings },
     agent: agentClient,
     usage: usageClient,
   });
@@ -199,6 +201,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     printWelcome: (metricsUrl) => printWelcome(`http://${config.HOST}:${port}`, metricsUrl, demo, config.DATA_DIR),
     stop: async () => {
       await edge.stop();
+      priceList.stop();
       await provider.close();
       for (const closable of [...Object.values(clients), agentClient, usageClient, ...readiness, ...agentProbes]) closable.close();
       await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop(), usage.stop()]);

@@ -159,6 +159,8 @@ export interface RecordRequest {
     | undefined;
   /** Whether the call reached the provider (settles the reservation as used). */
   consumed: boolean;
+  /** The price list the cost was computed with (pricing's `WatchPriceList` version); empty when unpriced. */
+  priceListVersion: string;
 }
 
 export interface RecordResponse {
@@ -883,6 +885,7 @@ function createBaseRecordRequest(): RecordRequest {
     stream: false,
     startedAt: undefined,
     consumed: false,
+    priceListVersion: "",
   };
 }
 
@@ -950,6 +953,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     }
     if (message.consumed !== false) {
       writer.uint32(168).bool(message.consumed);
+    }
+    if (message.priceListVersion !== "") {
+      writer.uint32(178).string(message.priceListVersion);
     }
     return writer;
   },
@@ -1135,6 +1141,14 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.consumed = reader.bool();
             continue;
           }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.priceListVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1226,6 +1240,11 @@ export const RecordRequest: MessageFns<RecordRequest> = {
         ? fromJsonTimestamp(object.started_at)
         : undefined,
       consumed: isSet(object.consumed) ? globalThis.Boolean(object.consumed) : false,
+      priceListVersion: isSet(object.priceListVersion)
+        ? globalThis.String(object.priceListVersion)
+        : isSet(object.price_list_version)
+        ? globalThis.String(object.price_list_version)
+        : "",
     };
   },
 
@@ -1294,6 +1313,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     if (message.consumed !== false) {
       obj.consumed = message.consumed;
     }
+    if (message.priceListVersion !== "") {
+      obj.priceListVersion = message.priceListVersion;
+    }
     return obj;
   },
 
@@ -1325,6 +1347,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     message.stream = object.stream ?? false;
     message.startedAt = object.startedAt ?? undefined;
     message.consumed = object.consumed ?? false;
+    message.priceListVersion = object.priceListVersion ?? "";
     return message;
   },
 };
