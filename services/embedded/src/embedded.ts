@@ -21,7 +21,7 @@ import { MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { loadConfig } from '@gateway/lib/config';
 import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
-import { createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
+import { createInProcessClient, createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import { freePort } from '@gateway/lib/net';
 import { priceListSource } from '@gateway/pricing/price-list';
@@ -81,6 +81,13 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
 
   const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
   const queue = new MemoryRecordQueue();
+  const loggers = {
+    auth: logger.child({ component: 'auth' }),
+    router: logger.child({ component: 'router' }),
+    pricing: logger.child({ component: 'pricing' }),
+    ledger: logger.child({ component: 'ledger' }),
+    usage: logger.child({ component: 'usage' }),
+  };
   const [auth, router, pricing, ledger, usage] = await Promise.all([
     startAuthServer(
       {
@@ -96,20 +103,20 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
           secretsKey: Buffer.from(secrets.secretsKey, 'hex'),
           loginThrottle: { maxFailuresPerAccount: 5, maxFailuresPerSource: 20, windowSeconds: 900 },
         },
-        logger: logger.child({ component: 'auth' }),
+        logger: loggers.auth,
       },
       grpcListen,
       databaseCheck,
     ),
-    startRouterServer({ catalog, logger: logger.child({ component: 'router' }) }, grpcListen, []),
-    startPricingServer({ prices: priceListSource(catalog), logger: logger.child({ component: 'pricing' }) }, grpcListen, []),
+    startRouterServer({ catalog, logger: loggers.router }, grpcListen, []),
+    startPricingServer({ prices: priceListSource(catalog), logger: loggers.pricing }, grpcListen, []),
     startLedgerServer(
-      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: logger.child({ component: 'ledger' }) },
+      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: loggers.ledger },
       grpcListen,
       databaseCheck,
     ),
     startUsageServer(
-      { db: usageDb.db, settings: settingsFrom(loadConfig(usageSettingsShape)), logger: logger.child({ component: 'usage' }) },
+      { db: usageDb.db, settings: settingsFrom(loadConfig(usageSettingsShape)), logger: loggers.usage },
       grpcListen,
       [{ name: 'pglite', check: () => checkTracesReadable(usageDb.db) }],
     ),
@@ -118,16 +125,16 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const address = (port: number) => `127.0.0.1:${port}`;
   // Edge needs the agent's address and the agent needs edge's URL: the agent's port is chosen first.
   const agentPort = await freePort();
-  const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, port: number) =>
-    createPromiseClient(definition, { serviceName, address: address(port), deadlineMs: RPC_DEADLINE_MS });
+  // The services of this process are called directly through the same typed clients (no serialization, no
+  // socket); their gRPC ports stay open for other callers. The agent starts after edge, so it is called over gRPC.
   const clients = {
-    auth: client(AuthServiceService, 'auth', auth.grpc.port),
-    router: client(RouterServiceService, 'router', router.grpc.port),
-    pricing: client(PricingServiceService, 'pricing', pricing.grpc.port),
-    ledger: client(LedgerServiceService, 'ledger', ledger.grpc.port),
+    auth: createInProcessClient(AuthServiceService, auth.handlers, { serviceName: 'auth', deadlineMs: RPC_DEADLINE_MS, logger: loggers.auth }),
+    router: createInProcessClient(RouterServiceService, router.handlers, { serviceName: 'router', deadlineMs: RPC_DEADLINE_MS, logger: loggers.router }),
+    pricing: createInProcessClient(PricingServiceService, pricing.handlers, { serviceName: 'pricing', deadlineMs: RPC_DEADLINE_MS, logger: loggers.pricing }),
+    ledger: createInProcessClient(LedgerServiceService, ledger.handlers, { serviceName: 'ledger', deadlineMs: RPC_DEADLINE_MS, logger: loggers.ledger }),
   };
   const agentClient = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: address(agentPort), deadlineMs: AGENT_DEADLINE_MS });
-  const usageClient = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: address(usage.grpc.port), deadlineMs: USAGE_DEADLINE_MS });
+  const usageClient = createInProcessClient(UsageServiceService, usage.handlers, { serviceName: 'usage', deadlineMs: USAGE_DEADLINE_MS, logger: loggers.usage });
   const providerEnvironment = {
     UPSTREAM_BASE_URL: simulator.baseUrl,
     ...Object.fromEntries(Object.values(catalog.providers).map(({ api_key_env }) => [api_key_env, SIMULATOR_KEY])),
