@@ -8,12 +8,13 @@ import { startAgentServer } from '@gateway/agent/server';
 import { databaseDependency, gatewayDependency, grpcDependency } from '@gateway/agent/health';
 import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db';
 import { startAuthServer } from '@gateway/auth/server';
-import { noInvalidation } from '@gateway/auth/invalidation';
+import { inProcessInvalidator } from '@gateway/auth/invalidation';
 import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
 import { gatewaySettingsFrom } from '@gateway/edge/config';
 import { createProviderClient } from '@gateway/edge/provider';
 import { grpcHealthProbe } from '@gateway/edge/readiness';
 import { holdPriceList } from '@gateway/edge/price-list';
+import { PrincipalCache } from '@gateway/edge/principal-cache';
 import { createEdgeApp } from '@gateway/edge/server';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
 import { startLedgerServer } from '@gateway/ledger/server';
@@ -51,6 +52,9 @@ export interface Embedded {
 }
 
 const RPC_DEADLINE_MS = 2000;
+/** edge's defaults in the stack (PRINCIPAL_CACHE_TTL_MS, PRINCIPAL_CACHE_MAX_ENTRIES). */
+const PRINCIPAL_CACHE_TTL_MS = 30_000;
+const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
 /** An agent chat waits for several model calls; a status asks every backend's health. */
 const AGENT_DEADLINE_MS = 10_000;
 const AGENT_CHAT_DEADLINE_MS = 180_000;
@@ -81,6 +85,9 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
 
   const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
   const queue = new MemoryRecordQueue();
+  // Recent verifications, as edge keeps them in the stack; auth tells this cache of every change directly.
+  const principals = new PrincipalCache({ ttlMs: PRINCIPAL_CACHE_TTL_MS, maxEntries: PRINCIPAL_CACHE_MAX_ENTRIES });
+  principals.enable();
   const loggers = {
     auth: logger.child({ component: 'auth' }),
     router: logger.child({ component: 'router' }),
@@ -93,8 +100,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       {
         db: authDb.db,
         throttle: new MemoryAttemptThrottle(),
-        // One process, one edge, and it keeps no verified principals: nothing to tell.
-        invalidator: noInvalidation,
+        // One process, one edge: a change to an organization's credentials empties its entries in edge's cache at once.
+        invalidator: inProcessInvalidator((organizationId) => principals.dropOrganization(organizationId)),
         settings: {
           keyEnvironment: 'test',
           accessTokenSecret: secrets.accessTokenSecret,
@@ -165,7 +172,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       trustProxy: false,
     },
     logger: logger.child({ component: 'edge' }),
-    gateway: { ...clients, priceList, provider, settings: gatewaySettings },
+    gateway: { ...clients, priceList, provider, settings: gatewaySettings, principals },
     agent: agentClient,
     usage: usageClient,
   });
