@@ -165,7 +165,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
     outputTokens: usage.completionTokens,
     priced: price?.priced ?? false,
     costMicros: price?.priced ? price.costMicros : 0n,
-    priceListVersion: price?.priceListVersion ?? '',
+    priceListVersion: price?.priced ? price.priceListVersion : '',
     stream: body.stream === true,
     consumed: true,
   };
