@@ -1,13 +1,13 @@
 import type { MigrationIndex } from '@gateway/lib/db';
 import * as ledger from './0001_ledger';
 import * as usageReads from './0002_usage_reads';
-import * as priceListVersion from './0003_price_list_version';
+import * as priceListVersion from './0005_price_list_version';
 
 /** Every migration of schema `ledger`, in order. Released entries never change. */
 export const ledgerMigrations: MigrationIndex = {
   '0001_ledger': ledger,
   '0002_usage_reads': usageReads,
-  '0003_price_list_version': priceListVersion,
+  '0005_price_list_version': priceListVersion,
 };
 
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */
