@@ -22,8 +22,8 @@
  * 10), --step-seconds N (each rung of the ladder, default 5), --ladder
  * 50,100,... (the rates tried), --embedded false (leave the embedded mode out),
  * --parts a,c (only some of the three; a profile of the stack at 200 req/s
- * needs only a), --rate N (the rate of a, default 200), --profile edge,router (run those services of the stack
- * under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
+ * needs only a), --rate N (the rate of a, default 200), --profile edge,router (run those services of the stack,
+ * or `embedded`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -69,7 +69,7 @@ const profiled = z
   .string()
   .default('')
   .transform((text) => text.split(',').filter(Boolean))
-  .pipe(z.array(z.enum(serviceNames)))
+  .pipe(z.array(z.enum([...serviceNames, 'embedded'])))
   .parse(values.profile);
 const parts = new Set(
   z
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     });
     const edges = [stack.baseUrl];
     for (let replica = 1; replica < EDGE_REPLICAS; replica += 1) edges.push(`http://127.0.0.1:${(await stack.startReplica('edge')).port}`);
-    if (withEmbedded) embedded = await startEmbeddedGateway();
+    if (withEmbedded) embedded = await startEmbeddedGateway({ nodeArgs: profiling.embedded ?? [] });
 
     const auth = connectDatabase<AuthDatabase>({ kind: 'postgres', url: database.url, poolSize: 1 }, AUTH_SCHEMA);
     // The largest allowance: a run that queues holds many requests' worst-case cost at once, and must not meet a 402.

@@ -111,6 +111,14 @@ describe('npm start (the embedded default)', () => {
         return reports[1].totals.requests > 2 && consoleReport === keyReport ? reports : undefined;
       }, 'the same report on both routes, with the calls of both starts and the agent');
       expect({ ...byConsole, to: undefined }).toEqual({ ...byKey, to: undefined });
+      // edge keeps recent verifications here too; auth empties them as it revokes, so the very next call is refused.
+      const keys = (await (await fetch(`${base}/api/v1/orgs/${org}/keys`, { headers: { authorization: `Bearer ${accessToken}` } })).json()) as { active: Array<{ id: string; prefix: string }> };
+      const demoKey = keys.active.find(({ prefix }) => apiKey.startsWith(prefix));
+      expect(demoKey).toBeDefined();
+      const revoke = await fetch(`${base}/api/v1/orgs/${org}/keys/${demoKey?.id ?? ''}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
+      expect(revoke.status).toBe(200);
+      const refused = await openai.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'And now?' }] }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 401 });
     } finally {
       expect(await stop(embedded)).toBe(0);
     }

@@ -12,7 +12,7 @@ export function startAuthServer(
   deps: AuthDeps,
   listen: { host: string; port: number },
   dependencyChecks: DependencyCheck[],
-): Promise<ServiceServer> {
+): Promise<ServiceServer<typeof AuthServiceService>> {
   return serveService({
     definition: AuthServiceService,
     handlers: { ...keyHandlers(deps), ...identityHandlers(deps), ...agentHandlers(deps) },

@@ -19,6 +19,7 @@ runService({
     const { createProviderClient, providerTimeoutsFrom } = await import('./provider');
     const { createEdgeApp } = await import('./server');
     const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
+    const { holdPriceList } = await import('./gateway/price-list');
 
     const auth = createPromiseClient(AuthServiceService, {
       serviceName: 'auth',
@@ -41,12 +42,13 @@ runService({
       grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
     ];
     const principals = startPrincipalCache(config, logger);
+    const priceList = holdPriceList(pricing, logger);
     const edge = createEdgeApp({
       auth,
       readiness,
       settings: settingsFrom(config),
       logger,
-      gateway: { router, pricing, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+      gateway: { router, pricing, priceList, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
       agent,
       usage,
     });
@@ -56,6 +58,7 @@ runService({
       stop: (graceMs) => edge.stop(graceMs),
       close: async () => {
         principals?.close();
+        priceList.stop();
         await provider.close();
         for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
       },

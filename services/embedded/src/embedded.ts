@@ -8,11 +8,13 @@ import { startAgentServer } from '@gateway/agent/server';
 import { databaseDependency, gatewayDependency, grpcDependency } from '@gateway/agent/health';
 import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db';
 import { startAuthServer } from '@gateway/auth/server';
-import { noInvalidation } from '@gateway/auth/invalidation';
+import { inProcessInvalidator } from '@gateway/auth/invalidation';
 import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
 import { gatewaySettingsFrom } from '@gateway/edge/config';
 import { createProviderClient } from '@gateway/edge/provider';
 import { grpcHealthProbe } from '@gateway/edge/readiness';
+import { holdPriceList } from '@gateway/edge/price-list';
+import { PrincipalCache } from '@gateway/edge/principal-cache';
 import { createEdgeApp } from '@gateway/edge/server';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
 import { startLedgerServer } from '@gateway/ledger/server';
@@ -20,7 +22,7 @@ import { MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { loadConfig } from '@gateway/lib/config';
 import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
-import { createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
+import { createInProcessClient, createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import { freePort } from '@gateway/lib/net';
 import { priceListSource } from '@gateway/pricing/price-list';
@@ -50,6 +52,9 @@ export interface Embedded {
 }
 
 const RPC_DEADLINE_MS = 2000;
+/** edge's defaults in the stack (PRINCIPAL_CACHE_TTL_MS, PRINCIPAL_CACHE_MAX_ENTRIES). */
+const PRINCIPAL_CACHE_TTL_MS = 30_000;
+const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
 /** An agent chat waits for several model calls; a status asks every backend's health. */
 const AGENT_DEADLINE_MS = 10_000;
 const AGENT_CHAT_DEADLINE_MS = 180_000;
@@ -80,13 +85,23 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
 
   const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
   const queue = new MemoryRecordQueue();
+  // Recent verifications, as edge keeps them in the stack; auth tells this cache of every change directly.
+  const principals = new PrincipalCache({ ttlMs: PRINCIPAL_CACHE_TTL_MS, maxEntries: PRINCIPAL_CACHE_MAX_ENTRIES });
+  principals.enable();
+  const loggers = {
+    auth: logger.child({ component: 'auth' }),
+    router: logger.child({ component: 'router' }),
+    pricing: logger.child({ component: 'pricing' }),
+    ledger: logger.child({ component: 'ledger' }),
+    usage: logger.child({ component: 'usage' }),
+  };
   const [auth, router, pricing, ledger, usage] = await Promise.all([
     startAuthServer(
       {
         db: authDb.db,
         throttle: new MemoryAttemptThrottle(),
-        // One process, one edge, and it keeps no verified principals: nothing to tell.
-        invalidator: noInvalidation,
+        // One process, one edge: a change to an organization's credentials empties its entries in edge's cache at once.
+        invalidator: inProcessInvalidator((organizationId) => principals.dropOrganization(organizationId)),
         settings: {
           keyEnvironment: 'test',
           accessTokenSecret: secrets.accessTokenSecret,
@@ -95,20 +110,20 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
           secretsKey: Buffer.from(secrets.secretsKey, 'hex'),
           loginThrottle: { maxFailuresPerAccountSource: 5, maxFailuresPerSource: 20, maxFailuresPerAccount: 100, windowSeconds: 900 },
         },
-        logger: logger.child({ component: 'auth' }),
+        logger: loggers.auth,
       },
       grpcListen,
       databaseCheck,
     ),
-    startRouterServer({ catalog, logger: logger.child({ component: 'router' }) }, grpcListen, []),
-    startPricingServer({ prices: priceListSource(catalog), logger: logger.child({ component: 'pricing' }) }, grpcListen, []),
+    startRouterServer({ catalog, logger: loggers.router }, grpcListen, []),
+    startPricingServer({ prices: priceListSource(catalog), logger: loggers.pricing }, grpcListen, []),
     startLedgerServer(
-      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: logger.child({ component: 'ledger' }) },
+      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: loggers.ledger },
       grpcListen,
       databaseCheck,
     ),
     startUsageServer(
-      { db: usageDb.db, settings: settingsFrom(loadConfig(usageSettingsShape)), logger: logger.child({ component: 'usage' }) },
+      { db: usageDb.db, settings: settingsFrom(loadConfig(usageSettingsShape)), logger: loggers.usage },
       grpcListen,
       [{ name: 'pglite', check: () => checkTracesReadable(usageDb.db) }],
     ),
@@ -117,16 +132,16 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const address = (port: number) => `127.0.0.1:${port}`;
   // Edge needs the agent's address and the agent needs edge's URL: the agent's port is chosen first.
   const agentPort = await freePort();
-  const client = <D extends Parameters<typeof createPromiseClient>[0]>(definition: D, serviceName: string, port: number) =>
-    createPromiseClient(definition, { serviceName, address: address(port), deadlineMs: RPC_DEADLINE_MS });
+  // The services of this process are called directly through the same typed clients (no serialization, no
+  // socket); their gRPC ports stay open for other callers. The agent starts after edge, so it is called over gRPC.
   const clients = {
-    auth: client(AuthServiceService, 'auth', auth.grpc.port),
-    router: client(RouterServiceService, 'router', router.grpc.port),
-    pricing: client(PricingServiceService, 'pricing', pricing.grpc.port),
-    ledger: client(LedgerServiceService, 'ledger', ledger.grpc.port),
+    auth: createInProcessClient(AuthServiceService, auth.handlers, { serviceName: 'auth', deadlineMs: RPC_DEADLINE_MS, logger: loggers.auth }),
+    router: createInProcessClient(RouterServiceService, router.handlers, { serviceName: 'router', deadlineMs: RPC_DEADLINE_MS, logger: loggers.router }),
+    pricing: createInProcessClient(PricingServiceService, pricing.handlers, { serviceName: 'pricing', deadlineMs: RPC_DEADLINE_MS, logger: loggers.pricing }),
+    ledger: createInProcessClient(LedgerServiceService, ledger.handlers, { serviceName: 'ledger', deadlineMs: RPC_DEADLINE_MS, logger: loggers.ledger }),
   };
   const agentClient = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: address(agentPort), deadlineMs: AGENT_DEADLINE_MS });
-  const usageClient = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: address(usage.grpc.port), deadlineMs: USAGE_DEADLINE_MS });
+  const usageClient = createInProcessClient(UsageServiceService, usage.handlers, { serviceName: 'usage', deadlineMs: USAGE_DEADLINE_MS, logger: loggers.usage });
   const providerEnvironment = {
     UPSTREAM_BASE_URL: simulator.baseUrl,
     ...Object.fromEntries(Object.values(catalog.providers).map(({ api_key_env }) => [api_key_env, SIMULATOR_KEY])),
@@ -144,6 +159,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     catalog,
     providerEnvironment,
   );
+  const priceList = holdPriceList(clients.pricing, logger.child({ component: 'edge' }));
   const edge = createEdgeApp({
     auth: clients.auth,
     readiness,
@@ -155,7 +171,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       trustProxy: false,
     },
     logger: logger.child({ component: 'edge' }),
-    gateway: { ...clients, provider, settings: gatewaySettings },
+    gateway: { ...clients, priceList, provider, settings: gatewaySettings, principals },
     agent: agentClient,
     usage: usageClient,
   });
@@ -198,6 +214,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     printWelcome: (metricsUrl) => printWelcome(`http://${config.HOST}:${port}`, metricsUrl, demo, config.DATA_DIR),
     stop: async () => {
       await edge.stop();
+      priceList.stop();
       await provider.close();
       for (const closable of [...Object.values(clients), agentClient, usageClient, ...readiness, ...agentProbes]) closable.close();
       await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop(), usage.stop()]);

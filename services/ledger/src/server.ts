@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
-import { grpcServiceName, serveService, type DependencyCheck, type RunningGrpcServer } from '@gateway/lib/grpc';
+import { grpcServiceName, serveService, type DependencyCheck, type RunningGrpcServer, type ServiceHandlers } from '@gateway/lib/grpc';
 import type { LedgerDeps, LedgerSettings } from './deps';
 import { ledgerHandlers } from './rpc/handlers';
 import { startRecordWriter, type RecordWriter } from './writer/writer';
@@ -25,6 +25,8 @@ export function defaultLedgerSettings(): LedgerSettings {
 
 export interface LedgerServer {
   grpc: RunningGrpcServer;
+  /** The handlers behind the port, for callers in the same process. */
+  handlers: ServiceHandlers<typeof LedgerServiceService>;
   writer: RecordWriter;
   /** Stops taking calls, lets those in flight finish (for up to graceMs), then lets the writer finish its batch. */
   stop(graceMs?: number): Promise<void>;
@@ -51,6 +53,7 @@ export async function startLedgerServer(
   const writer = startRecordWriter(deps, settings.writer);
   return {
     grpc: server.grpc,
+    handlers: server.handlers,
     writer,
     stop: async (graceMs) => {
       await server.stop(graceMs);

@@ -108,6 +108,7 @@ describe('ledger records', () => {
       output_tokens: '900',
       priced: true,
       cost_micros: '760',
+      price_list_version: request.priceListVersion,
       stream: true,
       started_at: startedAt,
       recorded_at: expect.any(Date),

@@ -93,9 +93,17 @@ describe('pricing process over gRPC', () => {
     });
   });
 
-  it('drains on SIGTERM and exits 0', async () => {
-    const spare = await startService({ name: 'pricing', entry: ENTRY, env: {} });
-    await expect(spare.stop()).resolves.toBe(0);
+  it('drains on SIGTERM and exits 0, ending the price list streams open so that they do not hold the drain', async () => {
+    const spare = await startService({ name: 'pricing', entry: ENTRY, env: { DRAIN_DELAY_MS: '0', DRAIN_TIMEOUT_MS: '600000' } });
+    const watcher = createPromiseClient(PricingServiceService, { serviceName: 'pricing', address: spare.address, deadlineMs: 5000 });
+    try {
+      const versions = watcher.watchPriceList({})[Symbol.asyncIterator]();
+      await versions.next();
+      await expect(spare.stop()).resolves.toBe(0);
+      await expect(versions.next()).resolves.toMatchObject({ done: true });
+    } finally {
+      watcher.close();
+    }
   });
 });
 

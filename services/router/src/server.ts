@@ -14,6 +14,6 @@ export function startRouterServer(
   deps: RouterDeps,
   listen: { host: string; port: number },
   dependencyChecks: DependencyCheck[],
-): Promise<ServiceServer> {
+): Promise<ServiceServer<typeof RouterServiceService>> {
   return serveService({ definition: RouterServiceService, handlers: routerHandlers(deps), dependencyChecks, listen, logger: deps.logger });
 }

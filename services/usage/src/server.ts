@@ -10,6 +10,6 @@ export { settingsFrom, usageSettingsShape } from './config';
 export const USAGE_HEALTH_NAME = grpcServiceName(UsageServiceService);
 
 /** GetUsage on one gRPC server, SERVING while the read-only role can read the traces. */
-export function startUsageServer(deps: UsageDeps, listen: { host: string; port: number }, dependencyChecks: DependencyCheck[]): Promise<ServiceServer> {
+export function startUsageServer(deps: UsageDeps, listen: { host: string; port: number }, dependencyChecks: DependencyCheck[]): Promise<ServiceServer<typeof UsageServiceService>> {
   return serveService({ definition: UsageServiceService, handlers: usageHandlers(deps), dependencyChecks, listen, logger: deps.logger });
 }

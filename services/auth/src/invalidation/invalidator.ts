@@ -22,11 +22,10 @@ export interface PrincipalInvalidator {
   close(): void;
 }
 
-/** Where no edge keeps principals (the embedded mode): nothing to tell. */
-export const noInvalidation: PrincipalInvalidator = {
-  invalidateOrganization: async () => undefined,
-  close: () => undefined,
-};
+/** Where edge runs in the same process (the embedded mode): its cache is told directly, before the change returns. */
+export function inProcessInvalidator(dropOrganization: (organizationId: string) => void): PrincipalInvalidator {
+  return { invalidateOrganization: async (organizationId) => dropOrganization(organizationId), close: () => undefined };
+}
 
 export interface RedisInvalidatorOptions {
   /** Publishes invalidations. */

@@ -3,7 +3,9 @@ import { DomainError } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { LedgerServiceService, QuotaState, RecordRequest, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
+import { priceRequest, type PriceBook } from '@gateway/lib/pricing';
 import type { PriceFacts } from './headers';
+import type { HeldPriceList } from './price-list';
 
 /**
  * The best-effort hops of the hot path and how each degrades (docs/decisions.md#the-gateway):
@@ -61,41 +63,57 @@ export interface PriceInput {
   outputTokens: number;
 }
 
-/** Undefined when pricing did not answer: the response is unpriced. */
+/**
+ * Prices the answer locally with lib's arithmetic over the price list held
+ * (docs/decisions.md#the-price-list-edge-holds); with no list yet, asks pricing's `Price`. Undefined
+ * when neither can price it: the response is unpriced.
+ */
 export async function priceCall(
   pricing: PromiseClient<typeof PricingServiceService>,
+  priceList: HeldPriceList | undefined,
   logger: Logger,
   input: PriceInput,
 ): Promise<PriceFacts | undefined> {
+  const book = priceList?.current();
   try {
-    const answer = await pricing.price({
-      servedModel: input.servedModel,
-      requestedModel: input.requestedModel,
-      planTier: input.planTier,
-      tier: input.tier,
-      inputTokens: String(input.inputTokens),
-      outputTokens: String(input.outputTokens),
-    });
-    const baseline = answer.baseline;
-    return {
-      priced: answer.priced,
-      costMicros: BigInt(answer.costMicros),
-      savingsMicros: BigInt(answer.savingsMicros),
-      savingsEstimatePct: answer.savingsEstimatePct,
-      ...(baseline && baseline.reason !== BaselineReason.BASELINE_REASON_UNSPECIFIED
-        ? {
-            baseline: {
-              model: baseline.model,
-              reason: baseline.reason === BaselineReason.BASELINE_REASON_NAMED ? ('named' as const) : ('plan_ceiling' as const),
-              costMicros: BigInt(baseline.costMicros),
-            },
-          }
-        : {}),
-    };
+    return book ? priceLocally(book, input) : await askPricing(pricing, input);
   } catch (error) {
-    logDegraded(logger, error, 'pricing unavailable: response is unpriced');
+    logDegraded(logger, error, `pricing unavailable: response is unpriced (price list held: ${book?.version ?? 'none'})`);
     return undefined;
   }
+}
+
+function priceLocally(book: PriceBook, input: PriceInput): PriceFacts {
+  const result = priceRequest(book, { ...input, inputTokens: BigInt(input.inputTokens), outputTokens: BigInt(input.outputTokens) });
+  return { ...result, priceListVersion: book.version };
+}
+
+async function askPricing(pricing: PromiseClient<typeof PricingServiceService>, input: PriceInput): Promise<PriceFacts> {
+  const answer = await pricing.price({
+    servedModel: input.servedModel,
+    requestedModel: input.requestedModel,
+    planTier: input.planTier,
+    tier: input.tier,
+    inputTokens: String(input.inputTokens),
+    outputTokens: String(input.outputTokens),
+  });
+  const baseline = answer.baseline;
+  return {
+    priced: answer.priced,
+    costMicros: BigInt(answer.costMicros),
+    savingsMicros: BigInt(answer.savingsMicros),
+    savingsEstimatePct: answer.savingsEstimatePct,
+    priceListVersion: answer.priceListVersion,
+    ...(baseline && baseline.reason !== BaselineReason.BASELINE_REASON_UNSPECIFIED
+      ? {
+          baseline: {
+            model: baseline.model,
+            reason: baseline.reason === BaselineReason.BASELINE_REASON_NAMED ? ('named' as const) : ('plan_ceiling' as const),
+            costMicros: BigInt(baseline.costMicros),
+          },
+        }
+      : {}),
+  };
 }
 
 export interface RecordOutcome {

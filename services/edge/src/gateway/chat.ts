@@ -111,6 +111,7 @@ async function servePrincipal(
           outputTokens: 0,
           priced: false,
           costMicros: 0n,
+          priceListVersion: '',
           stream,
           consumed: false,
         }),
@@ -141,7 +142,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
   const { deps, req, facts, body, principal } = call;
   const route = facts.route;
   const price = route
-    ? await priceCall(deps.pricing, deps.logger, {
+    ? await priceCall(deps.pricing, deps.priceList, deps.logger, {
         servedModel: route.model,
         requestedModel: body.model,
         planTier: principal.planTier,
@@ -165,6 +166,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
     outputTokens: usage.completionTokens,
     priced: price?.priced ?? false,
     costMicros: price?.priced ? price.costMicros : 0n,
+    priceListVersion: price?.priced ? price.priceListVersion : '',
     stream: body.stream === true,
     consumed: true,
   };

@@ -6,6 +6,7 @@ import type { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/
 import type { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import type { ProviderClient } from '../provider';
+import type { HeldPriceList } from './price-list';
 import type { PrincipalCache } from './principal-cache';
 import type { ProviderKeySettings } from './provider-keys';
 
@@ -23,6 +24,8 @@ export interface GatewayBackends {
   ledger: PromiseClient<typeof LedgerServiceService>;
   provider: ProviderClient;
   settings: GatewaySettings;
+  /** The price list pricing publishes, held to price answers locally; absent, every answer asks `Price`. */
+  priceList?: HeldPriceList;
   /** Recent verifications, kept coherent with auth through Redis; absent where edge has no Redis. */
   principals?: PrincipalCache;
 }

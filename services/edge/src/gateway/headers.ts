@@ -22,6 +22,8 @@ export interface PriceFacts {
   baseline?: { model: string; reason: 'named' | 'plan_ceiling'; costMicros: MicroUsd };
   savingsMicros: MicroUsd;
   savingsEstimatePct: number;
+  /** The price list the answer was priced with; it goes on the trace. */
+  priceListVersion: string;
 }
 
 export interface HeaderFacts {

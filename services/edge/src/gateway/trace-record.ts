@@ -31,6 +31,8 @@ export interface CallSummary {
   outputTokens: number;
   priced: boolean;
   costMicros: bigint;
+  /** The price list the call was priced with; empty when it was not priced. */
+  priceListVersion: string;
   stream: boolean;
   /** The call reached the provider and counts against the allowance. */
   consumed: boolean;
@@ -56,6 +58,7 @@ export function traceRecord(req: Request, call: CallSummary): RecordRequest {
     outputTokens: String(call.outputTokens),
     priced: call.priced,
     costMicros: call.costMicros.toString(),
+    priceListVersion: call.priceListVersion,
     stream: call.stream,
     startedAt: call.startedAt,
     consumed: call.consumed,

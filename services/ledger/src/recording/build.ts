@@ -32,6 +32,7 @@ export function buildPayload(record: ValidRecord, meter: MeterName, period: Peri
     output_tokens: record.outputTokens.toString(),
     priced: record.priced,
     cost_micros: cost === null ? null : cost.toString(),
+    price_list_version: record.priceListVersion,
     stream: record.stream,
     started_at: record.startedAt.toISOString(),
     recorded_at: recordedAt.toISOString(),

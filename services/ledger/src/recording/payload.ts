@@ -29,6 +29,8 @@ export const recordPayloadSchema = z.object({
   output_tokens: digits,
   priced: z.boolean(),
   cost_micros: digits.nullable(),
+  /** Absent in entries queued before the price list version was recorded. */
+  price_list_version: nullableText.optional(),
   stream: z.boolean(),
   started_at: z.iso.datetime(),
   recorded_at: z.iso.datetime(),

@@ -93,6 +93,7 @@ export const recordSchema = z
     outputTokens: int64,
     priced: z.boolean(),
     costMicros: int64,
+    priceListVersion: optionalText(100),
     stream: z.boolean(),
     startedAt: z.date({ error: 'is required' }),
     consumed: z.boolean(),

@@ -30,6 +30,7 @@ function traceRow(payload: RecordPayload): Insertable<TracesTable> {
     output_tokens: payload.output_tokens,
     priced: payload.priced,
     cost_micros: payload.cost_micros,
+    price_list_version: payload.price_list_version ?? null,
     stream: payload.stream,
     started_at: new Date(payload.started_at),
     recorded_at: new Date(payload.recorded_at),

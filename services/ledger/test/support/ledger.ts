@@ -194,6 +194,7 @@ export function recordOf(who: Subject, overrides: Partial<RecordRequest> = {}): 
     outputTokens: '30',
     priced: true,
     costMicros: '100',
+    priceListVersion: 'sha256:0123456789abcdef',
     stream: false,
     startedAt: new Date(),
     consumed: true,

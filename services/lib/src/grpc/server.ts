@@ -86,7 +86,7 @@ export function unaryService<D extends UnaryServiceDefinition>(
 }
 
 /** Logs a handler's failure once (unexpected: error; refused with a reason: info) and gives its domain error. */
-function reportFailure(logger: Logger, path: string): (error: unknown) => DomainError {
+export function reportFailure(logger: Logger, path: string): (error: unknown) => DomainError {
   return (error) => {
     const domain = toDomainError(error);
     if (domain.kind === 'internal') logger.error({ err: error, rpc: path }, 'rpc failed');
@@ -95,33 +95,48 @@ function reportFailure(logger: Logger, path: string): (error: unknown) => Domain
   };
 }
 
-/** Sends what a stream handler yields until it ends, the caller cancels, or it throws (the mapped status). */
-function streamingMethod<M>(handler: StreamHandler<M>, path: string, logger: Logger) {
+/**
+ * The server streams open right now, each with its way to end: a draining
+ * server ends them (their callers see the stream end and open it again,
+ * elsewhere), else a long-lived stream would hold the drain to its timeout.
+ */
+export type OpenStreams = Set<AbortController>;
+
+/** Sends what a stream handler yields until it ends, the caller cancels, the server drains, or it throws (the mapped status). */
+function streamingMethod<M>(handler: StreamHandler<M>, path: string, logger: Logger, open: OpenStreams) {
   const failed = reportFailure(logger, path);
   return (call: ServerWritableStream<RequestOf<M>, unknown>) => {
     const abort = new AbortController();
+    open.add(abort);
     call.on('cancelled', () => abort.abort());
     const send = async () => {
       for await (const response of handler(call.request, { metadata: call.metadata, deadline: call.getDeadline(), signal: abort.signal })) {
-        if (abort.signal.aborted) return;
+        if (call.cancelled) return;
         call.write(response);
       }
       call.end();
     };
-    send().catch((error: unknown) => {
-      if (!abort.signal.aborted) call.emit('error', toGrpcError(failed(error)));
-    });
+    send()
+      .catch((error: unknown) => {
+        if (!call.cancelled) call.emit('error', toGrpcError(failed(error)));
+      })
+      .finally(() => open.delete(abort));
   };
 }
 
 /** Unary and server-streaming handlers adapted to grpc-js, with the same error mapping. */
-export function rpcService<D extends RpcServiceDefinition>(definition: D, handlers: ServiceHandlers<D>, logger: Logger): UntypedServiceImplementation {
+export function rpcService<D extends RpcServiceDefinition>(
+  definition: D,
+  handlers: ServiceHandlers<D>,
+  logger: Logger,
+  open: OpenStreams = new Set(),
+): UntypedServiceImplementation {
   const unary: Record<string, UnaryHandlers<UnaryServiceDefinition>[string]> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
     const method = definition[name];
     if (!method) continue;
-    if (method.responseStream) implementation[name] = streamingMethod(handlers[name] as StreamHandler<typeof method>, method.path, logger);
+    if (method.responseStream) implementation[name] = streamingMethod(handlers[name] as StreamHandler<typeof method>, method.path, logger, open);
     else unary[name] = handlers[name] as UnaryHandlers<UnaryServiceDefinition>[string];
   }
   const unaryDefinition = Object.fromEntries(Object.entries(definition).filter(([, method]) => !method.responseStream)) as UnaryServiceDefinition;
@@ -216,9 +231,10 @@ export async function serveService<D extends RpcServiceDefinition>({
   logger,
 }: ServeOptions<D>): Promise<ServiceServer<D>> {
   const monitor = monitorHealth([grpcServiceName(definition)], dependencyChecks, logger);
+  const streams: OpenStreams = new Set();
   const grpc = await startGrpcServer({
     ...listen,
-    services: [{ definition: definition as unknown as ServiceDefinition, implementation: rpcService(definition, handlers, logger) }],
+    services: [{ definition: definition as unknown as ServiceDefinition, implementation: rpcService(definition, handlers, logger, streams) }],
     health: monitor.health,
   });
   await monitor.refresh();
@@ -227,7 +243,10 @@ export async function serveService<D extends RpcServiceDefinition>({
     handlers,
     stop: async (graceMs) => {
       monitor.stop();
-      await grpc.shutdown(graceMs);
+      // No new calls from here; the streams open are ended so that the in-flight unary calls alone decide how long this takes.
+      const shutdown = grpc.shutdown(graceMs);
+      for (const stream of streams) stream.abort();
+      await shutdown;
     },
   };
 }

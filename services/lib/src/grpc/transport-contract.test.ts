@@ -7,6 +7,7 @@ import { DomainError } from '../errors';
 import { createLogger } from '../logging';
 import { createPromiseClient, type PromiseClient } from './client';
 import { HealthImplementation } from './health';
+import { createInProcessClient } from './in-process';
 import { rpcService, startGrpcServer, type ServiceHandlers } from './server';
 
 /**
@@ -42,12 +43,20 @@ const grpcTransport: Transport = {
   },
 };
 
-describe.each([grpcTransport])('lib client over $name', (transport) => {
+const inProcessTransport: Transport = {
+  name: 'the in-process transport',
+  start: async (handlers, logger) => ({
+    client: createInProcessClient(definition, handlers, { serviceName: 'auth', deadlineMs: 5000, logger }),
+    stop: async () => undefined,
+  }),
+};
+
+describe.each([grpcTransport, inProcessTransport])('lib client over $name', (transport) => {
   const logLines: string[] = [];
   const seen: Array<{ deadline: Date | number; requestId: unknown }> = [];
   let releaseSlowCalls: () => void = () => undefined;
   const slowCallsReleased = new Promise<void>((resolve) => (releaseSlowCalls = resolve));
-  const streamsAborted: string[] = [];
+  const streamsEnded: string[] = [];
   let running: Awaited<ReturnType<Transport['start']>>;
   let client: PromiseClient<Definition>;
 
@@ -78,12 +87,15 @@ describe.each([grpcTransport])('lib client over $name', (transport) => {
         },
         watchPriceList: async function* (_request, { metadata, signal }) {
           const mode = String(metadata.get('mode')[0] ?? '');
-          yield listOf('v1');
-          if (mode === 'fail') throw new DomainError('unavailable', 'Prices are being reloaded.');
-          if (mode === 'end') return;
-          yield listOf('v2');
-          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-          streamsAborted.push(mode);
+          try {
+            yield listOf('v1');
+            if (mode === 'fail') throw new DomainError('unavailable', 'Prices are being reloaded.');
+            if (mode === 'end') return;
+            yield listOf('v2');
+            if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+          } finally {
+            streamsEnded.push(mode);
+          }
         },
       },
       createLogger({ service: 'test', destination }),
@@ -157,7 +169,7 @@ describe.each([grpcTransport])('lib client over $name', (transport) => {
     expect(error).toMatchObject({ kind: 'unavailable', message: 'Prices are being reloaded.' });
   });
 
-  it('ends the stream quietly when the caller aborts, and the handler sees it', async () => {
+  it("ends the stream quietly when the caller aborts, and the handler's stream with it", async () => {
     const abort = new AbortController();
     const received: string[] = [];
     for await (const response of client.watchPriceList({}, { metadata: metadataWith('mode', 'aborted'), signal: abort.signal })) {
@@ -165,13 +177,13 @@ describe.each([grpcTransport])('lib client over $name', (transport) => {
       if (received.length === 2) abort.abort();
     }
     expect(received).toEqual(['v1', 'v2']);
-    while (!streamsAborted.includes('aborted')) await new Promise((resolve) => setImmediate(resolve));
+    while (!streamsEnded.includes('aborted')) await new Promise((resolve) => setImmediate(resolve));
   });
 
-  it('ends the stream when the caller stops reading, and the handler sees it', async () => {
+  it("ends the stream when the caller stops reading, and the handler's stream with it", async () => {
     for await (const response of client.watchPriceList({}, { metadata: metadataWith('mode', 'left') })) {
       if (response.priceList?.version === 'v2') break;
     }
-    while (!streamsAborted.includes('left')) await new Promise((resolve) => setImmediate(resolve));
+    while (!streamsEnded.includes('left')) await new Promise((resolve) => setImmediate(resolve));
   });
 });

@@ -165,6 +165,8 @@ export interface RecordRequest {
     | undefined;
   /** Whether the call reached the provider (settles the reservation as used). */
   consumed: boolean;
+  /** The price list the cost was computed with (pricing's `WatchPriceList` version); empty when unpriced. */
+  priceListVersion: string;
 }
 
 export interface RecordResponse {
@@ -889,6 +891,7 @@ function createBaseRecordRequest(): RecordRequest {
     stream: false,
     startedAt: undefined,
     consumed: false,
+    priceListVersion: "",
   };
 }
 
@@ -956,6 +959,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     }
     if (message.consumed !== false) {
       writer.uint32(168).bool(message.consumed);
+    }
+    if (message.priceListVersion !== "") {
+      writer.uint32(178).string(message.priceListVersion);
     }
     return writer;
   },
@@ -1141,6 +1147,14 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.consumed = reader.bool();
             continue;
           }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.priceListVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1232,6 +1246,11 @@ export const RecordRequest: MessageFns<RecordRequest> = {
         ? fromJsonTimestamp(object.started_at)
         : undefined,
       consumed: isSet(object.consumed) ? globalThis.Boolean(object.consumed) : false,
+      priceListVersion: isSet(object.priceListVersion)
+        ? globalThis.String(object.priceListVersion)
+        : isSet(object.price_list_version)
+        ? globalThis.String(object.price_list_version)
+        : "",
     };
   },
 
@@ -1300,6 +1319,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     if (message.consumed !== false) {
       obj.consumed = message.consumed;
     }
+    if (message.priceListVersion !== "") {
+      obj.priceListVersion = message.priceListVersion;
+    }
     return obj;
   },
 
@@ -1331,6 +1353,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     message.stream = object.stream ?? false;
     message.startedAt = object.startedAt ?? undefined;
     message.consumed = object.consumed ?? false;
+    message.priceListVersion = object.priceListVersion ?? "";
     return message;
   },
 };

@@ -3,6 +3,7 @@ import * as ledger from './0001_ledger';
 import * as usageReads from './0002_usage_reads';
 import * as deadLetters from './0003_dead_letters';
 import * as allowances from './0004_allowances';
+import * as priceListVersion from './0005_price_list_version';
 
 /** Every migration of schema `ledger`, in order. Released entries never change. */
 export const ledgerMigrations: MigrationIndex = {
@@ -10,6 +11,7 @@ export const ledgerMigrations: MigrationIndex = {
   '0002_usage_reads': usageReads,
   '0003_dead_letters': deadLetters,
   '0004_allowances': allowances,
+  '0005_price_list_version': priceListVersion,
 };
 
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */

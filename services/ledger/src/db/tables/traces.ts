@@ -35,6 +35,8 @@ export interface TracesTable {
   priced: boolean;
   /** Micro-dollars; null when the served model was not in the catalog (unpriced, not free). */
   cost_micros: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  /** The price list version the cost was computed with; null when unpriced or recorded before versions were kept. */
+  price_list_version: ColumnType<string | null, string | null | undefined, string | null>;
   stream: boolean;
   started_at: Date;
   /** When the ledger accepted the record. */
