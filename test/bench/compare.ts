@@ -22,7 +22,8 @@
  * 10), --step-seconds N (each rung of the ladder, default 5), --ladder
  * 50,100,... (the rates tried), --embedded false (leave the embedded mode out),
  * --parts a,c (only some of the three; a profile of the stack at 200 req/s
- * needs only a), --rate N (the rate of a, default 200), --profile edge,router (run those services of the stack,
+ * needs only a), --rate N (the rate of a, default 200), --runtime compiled|tsx (the stack's services as
+ * the images run them, built first, or through tsx; default compiled), --profile edge,router (run those services of the stack,
  * or `embedded`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
  */
 import { parseArgs } from 'node:util';
@@ -34,6 +35,7 @@ import { connectDatabase } from '@gateway/lib/db';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../support/databases';
+import { buildAll } from '../../deploy/build';
 import { REPO_ROOT } from '../support/paths';
 import { serviceNames, startStack, type ServiceName, type Stack } from '../support/stack';
 import { seedCaller } from '../e2e/support/seed';
@@ -57,6 +59,7 @@ const { values } = parseArgs({
     parts: { type: 'string' },
     profile: { type: 'string' },
     rate: { type: 'string' },
+    runtime: { type: 'string' },
   },
 });
 const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
@@ -65,6 +68,8 @@ const stepSeconds = z.coerce.number().positive().default(5).parse(values['step-s
 const ladderRates = ratesOption(values.ladder, [50, 100, 200, 300, 400, 500, 600, 700, 800, 1000, 1200, 1400, 1600, 2000]).sort((a, b) => a - b);
 const RATE = z.coerce.number().int().positive().default(200).parse(values.rate);
 const withEmbedded = z.enum(['true', 'false']).default('true').parse(values.embedded) === 'true';
+/** `compiled` (the default): the stack runs `npm run build`'s JavaScript, as the images do; `tsx`: the TypeScript sources. */
+const runtime = z.enum(['compiled', 'tsx']).default('compiled').parse(values.runtime);
 const profiled = z
   .string()
   .default('')
@@ -179,7 +184,9 @@ async function main(): Promise<void> {
         return level ? [[service, { LOG_LEVEL: level }]] : [];
       }),
     );
+    if (runtime === 'compiled') await buildAll(serviceNames, { quiet: true });
     stack = await startStack({
+      compiled: runtime === 'compiled',
       databaseUrl: database.url,
       redisUrl: redis.url,
       upstreamBaseUrl,
@@ -261,7 +268,7 @@ async function main(): Promise<void> {
       servedModel,
       edgeReplicas: EDGE_REPLICAS,
       logLevels: Object.fromEntries(Object.entries(logLevels).map(([service, { LOG_LEVEL }]) => [service, LOG_LEVEL])),
-      runtime: 'TypeScript through tsx (the services have no compiled build yet)',
+      runtime: runtime === 'compiled' ? 'compiled JavaScript (npm run build), as the images run it' : 'TypeScript through tsx',
       withEmbedded: embedded !== undefined,
     });
   } finally {
