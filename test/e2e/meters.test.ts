@@ -153,9 +153,12 @@ describe('the spend meter', () => {
     const admitted = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.response.headers] : []));
     const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
 
-    // Each admitted call held its worst case until it settled at its cost (no more), so no more than allowance / worst case fit at once.
+    // Each admitted call held its worst case until it settled at its cost (no more). How many were
+    // admitted depends on how many overlapped (one that settled early frees all but its cost), so
+    // what is checked is the money: fifty calls cost more than the allowance, some were refused, and
+    // what was spent never passed it.
     expect(admitted.length).toBeGreaterThanOrEqual(1);
-    expect(admitted.length).toBeLessThanOrEqual(Number(allowance / worstCase));
+    expect(refused.length).toBeGreaterThanOrEqual(1);
     const costs = admitted.map((headers) => {
       // Checked and recorded, not let through by a degraded ledger.
       expect({ meter: headers.get('x-service-quota-meter'), metered: headers.get('x-service-metered') }).toEqual({ meter: 'spend', metered: 'true' });
