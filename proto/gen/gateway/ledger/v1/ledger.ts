@@ -165,6 +165,13 @@ export interface RecordRequest {
     | undefined;
   /** Whether the call reached the provider (settles the reservation as used). */
   consumed: boolean;
+  /**
+   * The ledger commits the record only within this many milliseconds of receiving the call (and
+   * never later than half of the time the call's deadline had left then); past it Record answers
+   * accepted = false and changes nothing. The caller can then wait for the answer itself rather
+   * than for its own timer: whatever Record answers is what happened. 0: only the deadline rule.
+   */
+  commitWithinMs: number;
 }
 
 export interface RecordResponse {
@@ -889,6 +896,7 @@ function createBaseRecordRequest(): RecordRequest {
     stream: false,
     startedAt: undefined,
     consumed: false,
+    commitWithinMs: 0,
   };
 }
 
@@ -956,6 +964,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     }
     if (message.consumed !== false) {
       writer.uint32(168).bool(message.consumed);
+    }
+    if (message.commitWithinMs !== 0) {
+      writer.uint32(176).int32(message.commitWithinMs);
     }
     return writer;
   },
@@ -1141,6 +1152,14 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.consumed = reader.bool();
             continue;
           }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.commitWithinMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1232,6 +1251,11 @@ export const RecordRequest: MessageFns<RecordRequest> = {
         ? fromJsonTimestamp(object.started_at)
         : undefined,
       consumed: isSet(object.consumed) ? globalThis.Boolean(object.consumed) : false,
+      commitWithinMs: isSet(object.commitWithinMs)
+        ? globalThis.Number(object.commitWithinMs)
+        : isSet(object.commit_within_ms)
+        ? globalThis.Number(object.commit_within_ms)
+        : 0,
     };
   },
 
@@ -1300,6 +1324,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     if (message.consumed !== false) {
       obj.consumed = message.consumed;
     }
+    if (message.commitWithinMs !== 0) {
+      obj.commitWithinMs = Math.round(message.commitWithinMs);
+    }
     return obj;
   },
 
@@ -1331,6 +1358,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     message.stream = object.stream ?? false;
     message.startedAt = object.startedAt ?? undefined;
     message.consumed = object.consumed ?? false;
+    message.commitWithinMs = object.commitWithinMs ?? 0;
     return message;
   },
 };
