@@ -966,7 +966,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
       writer.uint32(168).bool(message.consumed);
     }
     if (message.commitWithinMs !== 0) {
-      writer.uint32(176).int32(message.commitWithinMs);
+      writer.uint32(184).int32(message.commitWithinMs);
     }
     return writer;
   },
@@ -1152,8 +1152,8 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.consumed = reader.bool();
             continue;
           }
-          case 22: {
-            if (tag !== 176) {
+          case 23: {
+            if (tag !== 184) {
               break;
             }
 
