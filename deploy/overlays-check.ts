@@ -206,7 +206,10 @@ function longestRequestMs(service: string, config: Record<string, unknown>, over
   // An agent chat is edge's call to the agent, under edge's deadline.
   if (service === 'agent') return number(overlay.get('edge')?.AGENT_CHAT_DEADLINE_MS);
   if (service === 'usage') return number(overlay.get('edge')?.USAGE_DEADLINE_MS);
-  return number(overlay.get('edge')?.RPC_DEADLINE_MS);
+  const edge = overlay.get('edge');
+  // A Record waits for its commit window and then the answer's grace.
+  if (service === 'ledger') return Math.max(number(edge?.RPC_DEADLINE_MS), number(edge?.RECORD_DEADLINE_MS) + number(edge?.RECORD_ANSWER_GRACE_MS));
+  return number(edge?.RPC_DEADLINE_MS);
 }
 
 /** Config and drain of every service Deployment of one rendered overlay. */

@@ -55,8 +55,19 @@ export const edgeConfigShape = {
   CATALOG_PATH: z.string().optional(),
   /** AES-256-GCM key (64 hex characters) that BYOK provider keys are stored under; the auth service's SECRETS_KEY. */
   SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
-  /** The ledger record is best-effort: past this the response goes out with x-service-metered: false. */
+  /**
+   * The ledger commits a call's record only within this many ms of receiving it, else it records
+   * nothing and the response goes out with x-service-metered: false. It is how long a slow record
+   * can hold up a response.
+   */
   RECORD_DEADLINE_MS: env.positiveInt(250),
+  /**
+   * How long past RECORD_DEADLINE_MS edge waits for the ledger's answer, so that
+   * x-service-metered is what the ledger did (a record committed in time but answered late is
+   * still metered). Only a ledger that answers nothing by then gets x-service-metered: false
+   * unconfirmed; an unavailable ledger fails at once.
+   */
+  RECORD_ANSWER_GRACE_MS: env.positiveInt(2000),
   /** Carries auth's principal invalidations; without it every gateway call is verified by auth. */
   REDIS_URL: env.optionalUrl(),
   /** How long a verified credential is reused (needs REDIS_URL); 0 verifies every call with auth. */
@@ -104,7 +115,7 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
  * key set answers 503 naming it, rather than calling out unauthenticated.
  */
 export function gatewaySettingsFrom(
-  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'RECORD_DEADLINE_MS'>,
+  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'RECORD_DEADLINE_MS' | 'RECORD_ANSWER_GRACE_MS'>,
   catalog: Pick<Catalog, 'providers' | 'models'>,
   environment: NodeJS.ProcessEnv = process.env,
 ): GatewaySettings {
@@ -117,6 +128,6 @@ export function gatewaySettingsFrom(
     managedProviderKeys,
     secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
     models: catalog.models,
-    recordDeadlineMs: config.RECORD_DEADLINE_MS,
+    recordTiming: { commitWithinMs: config.RECORD_DEADLINE_MS, answerGraceMs: config.RECORD_ANSWER_GRACE_MS },
   };
 }

@@ -155,6 +155,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     {
       SECRETS_KEY: secrets.secretsKey,
       RECORD_DEADLINE_MS: 250,
+      RECORD_ANSWER_GRACE_MS: 2000,
     },
     catalog,
     providerEnvironment,

@@ -36,7 +36,8 @@ export interface E2e {
   close(): Promise<void>;
 }
 
-export type E2eOptions = Pick<StackOptions, 'env' | 'serviceEnv' | 'compiled' | 'replicas'>;
+/** `redisUrl`: a Redis of the suite's own (one it pauses or kills); the shared one when absent. */
+export type E2eOptions = Pick<StackOptions, 'env' | 'serviceEnv' | 'compiled' | 'replicas'> & Partial<Pick<StackOptions, 'redisUrl'>>;
 
 /**
  * The ledger record is best-effort within RECORD_DEADLINE_MS (250 ms by
@@ -53,7 +54,7 @@ export async function startE2e(label: string, options: E2eOptions = {}): Promise
   try {
     started = await startStack({
       databaseUrl: database.url,
-      redisUrl: testRedisUrl(),
+      redisUrl: options.redisUrl ?? testRedisUrl(),
       catalogPath: TEST_CATALOG_PATH,
       ...(options.env ? { env: options.env } : {}),
       ...(options.compiled ? { compiled: true } : {}),

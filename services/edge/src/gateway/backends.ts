@@ -1,17 +1,18 @@
 import type { Logger } from '@gateway/lib/logging';
 import { DomainError } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
-import type { LedgerServiceService, QuotaState, RecordRequest, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import type { LedgerServiceService, QuotaState, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { priceRequest, type PriceBook } from '@gateway/lib/pricing';
 import type { PriceFacts } from './headers';
 import type { HeldPriceList } from './price-list';
+import type { TraceRecord } from './trace-record';
 
 /**
  * The best-effort hops of the hot path and how each degrades (docs/decisions.md#the-gateway):
  * a quota check the ledger cannot answer lets the call through unmetered,
  * a price pricing cannot give leaves the cost empty (unpriced, never "0"),
- * a record the ledger cannot take says `x-service-metered: false`.
+ * a record the ledger does not take, or does not answer, says `x-service-metered: false`.
  * Authentication and routing are not here: without them there is no call.
  */
 export type QuotaOutcome =
@@ -121,14 +122,29 @@ export interface RecordOutcome {
   quota: QuotaState | undefined;
 }
 
+/** How long a Record may take (docs/decisions.md#ledger-records-under-faults). */
+export interface RecordTiming {
+  /** The ledger commits the record only within this of receiving it, else answers not accepted (RECORD_DEADLINE_MS). */
+  commitWithinMs: number;
+  /** How long past that window edge waits for the answer to come back (RECORD_ANSWER_GRACE_MS). */
+  answerGraceMs: number;
+}
+
+/**
+ * `metered` is the ledger's answer, whether the record was committed or not:
+ * edge waits for that answer rather than for its own timer, so a record
+ * committed in time but answered late is not called unmetered. Only a call
+ * that gets no answer (the ledger unavailable, which fails at once, or hung
+ * past the window and the grace) is unmetered without the ledger saying so.
+ */
 export async function recordCall(
   ledger: PromiseClient<typeof LedgerServiceService>,
   logger: Logger,
-  record: RecordRequest,
-  deadlineMs: number,
+  record: TraceRecord,
+  { commitWithinMs, answerGraceMs }: RecordTiming,
 ): Promise<RecordOutcome> {
   try {
-    const answer = await ledger.record(record, { deadlineMs });
+    const answer = await ledger.record({ ...record, commitWithinMs }, { deadlineMs: commitWithinMs + answerGraceMs });
     return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
     logDegraded(logger, error, 'ledger record failed: response is unmetered');

@@ -115,7 +115,7 @@ async function servePrincipal(
           stream,
           consumed: false,
         }),
-        deps.settings.recordDeadlineMs,
+        deps.settings.recordTiming,
       );
       facts.metered = outcome.metered;
       // A refusal keeps the counters that refused it, which include what calls in flight hold.
@@ -170,7 +170,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
     stream: body.stream === true,
     consumed: true,
   };
-  const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordDeadlineMs);
+  const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordTiming);
   facts.metered = outcome.metered;
   facts.quota = outcome.quota ?? facts.quota;
 }

@@ -7,14 +7,15 @@ import type { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v
 import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import type { ProviderClient } from '../provider';
 import type { HeldPriceList } from './price-list';
+import type { RecordTiming } from './backends';
 import type { PrincipalCache } from './principal-cache';
 import type { ProviderKeySettings } from './provider-keys';
 
 export interface GatewaySettings extends ProviderKeySettings {
   /** The catalog's models: the served model's prices and limits bound what a call may cost before it runs. */
   models: ReadonlyMap<string, CatalogModel>;
-  /** The ledger record is best-effort: past this the response goes out unmetered. */
-  recordDeadlineMs: number;
+  /** How long the ledger may take to commit a record, and how long edge waits for its answer beyond that. */
+  recordTiming: RecordTiming;
 }
 
 /** The hot path's backends beyond auth: one client per service and the provider adapter. */

@@ -38,8 +38,11 @@ export interface CallSummary {
   consumed: boolean;
 }
 
+/** What a Record says of the call; how long the ledger may take to commit it is recordCall's to add. */
+export type TraceRecord = Omit<RecordRequest, 'commitWithinMs'>;
+
 /** One trace and ledger record per request (docs/api.md#gateway). */
-export function traceRecord(req: Request, call: CallSummary): RecordRequest {
+export function traceRecord(req: Request, call: CallSummary): TraceRecord {
   return {
     subject: subjectOf(call.principal),
     requestId: call.requestId,

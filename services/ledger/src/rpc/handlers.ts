@@ -42,8 +42,10 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
         : { allowed: false, quota: toProtoQuota(decision.quota), retryAfterSeconds: decision.retryAfterSeconds, reservationId: '' };
     },
     record: async (request, { deadline }) => {
-      const commitByMs = commitDeadline(deadline, Date.now());
-      const result = await recordRequest(deps, parseInput(recordSchema, request), recordOutage, commitByMs);
+      const receivedAtMs = Date.now();
+      const record = parseInput(recordSchema, request);
+      const commitByMs = commitDeadline(deadline, receivedAtMs, record.commitWithinMs);
+      const result = await recordRequest(deps, record, recordOutage, commitByMs);
       records.add(1, result.accepted ? { accepted: true } : { accepted: false, refused: result.refused });
       return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
     },

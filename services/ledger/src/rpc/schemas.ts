@@ -97,6 +97,8 @@ export const recordSchema = z
     stream: z.boolean(),
     startedAt: z.date({ error: 'is required' }),
     consumed: z.boolean(),
+    /** 0: the caller set no commit window (see commitDeadline). */
+    commitWithinMs: nonNegativeInt,
   })
   .refine((record) => record.reservationId === null || record.reservationId.holdId === record.requestId, {
     path: ['reservationId'],

@@ -198,6 +198,7 @@ export function recordOf(who: Subject, overrides: Partial<RecordRequest> = {}): 
     stream: false,
     startedAt: new Date(),
     consumed: true,
+    commitWithinMs: 0,
     ...overrides,
   };
 }

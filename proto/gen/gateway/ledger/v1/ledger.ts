@@ -167,6 +167,13 @@ export interface RecordRequest {
   consumed: boolean;
   /** The price list the cost was computed with (pricing's `WatchPriceList` version); empty when unpriced. */
   priceListVersion: string;
+  /**
+   * The ledger commits the record only within this many milliseconds of receiving the call (and
+   * never later than half of the time the call's deadline had left then); past it Record answers
+   * accepted = false and changes nothing. The caller can then wait for the answer itself rather
+   * than for its own timer: whatever Record answers is what happened. 0: only the deadline rule.
+   */
+  commitWithinMs: number;
 }
 
 export interface RecordResponse {
@@ -892,6 +899,7 @@ function createBaseRecordRequest(): RecordRequest {
     startedAt: undefined,
     consumed: false,
     priceListVersion: "",
+    commitWithinMs: 0,
   };
 }
 
@@ -962,6 +970,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     }
     if (message.priceListVersion !== "") {
       writer.uint32(178).string(message.priceListVersion);
+    }
+    if (message.commitWithinMs !== 0) {
+      writer.uint32(184).int32(message.commitWithinMs);
     }
     return writer;
   },
@@ -1155,6 +1166,14 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.priceListVersion = reader.string();
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.commitWithinMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1251,6 +1270,11 @@ export const RecordRequest: MessageFns<RecordRequest> = {
         : isSet(object.price_list_version)
         ? globalThis.String(object.price_list_version)
         : "",
+      commitWithinMs: isSet(object.commitWithinMs)
+        ? globalThis.Number(object.commitWithinMs)
+        : isSet(object.commit_within_ms)
+        ? globalThis.Number(object.commit_within_ms)
+        : 0,
     };
   },
 
@@ -1322,6 +1346,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     if (message.priceListVersion !== "") {
       obj.priceListVersion = message.priceListVersion;
     }
+    if (message.commitWithinMs !== 0) {
+      obj.commitWithinMs = Math.round(message.commitWithinMs);
+    }
     return obj;
   },
 
@@ -1354,6 +1381,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     message.startedAt = object.startedAt ?? undefined;
     message.consumed = object.consumed ?? false;
     message.priceListVersion = object.priceListVersion ?? "";
+    message.commitWithinMs = object.commitWithinMs ?? 0;
     return message;
   },
 };
