@@ -3,7 +3,7 @@ import { parseUsd } from '@gateway/lib/money';
 
 /**
  * What a client can check on every gateway response (docs/api.md#gateway-response-headers and #limits-and-allowances). The
- * header names here are written out from the spec, not imported from edge,
+ * header names here are written out from docs/api.md, not imported from edge,
  * so that a renamed header fails the suites.
  */
 const ALWAYS_PRESENT_HEADERS = [
