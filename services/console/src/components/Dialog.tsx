@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * A modal dialog on the browser's own <dialog>: it keeps focus inside while
@@ -25,7 +25,10 @@ export function Dialog({
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
 
-  useEffect(() => {
+  // A layout effect runs in the same task as the render that inserted the dialog, before the
+  // browser moves focus to an `autofocus` control at its next rendering step; a deferred effect
+  // could run after that and take the dialog's own input for the control to give focus back to.
+  useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
