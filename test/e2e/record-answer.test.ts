@@ -26,8 +26,11 @@ import { committedTrace } from './support/ledger';
  */
 jest.setTimeout(240_000);
 
-/** The commit window; long enough that the pause and stop above fit in it on a busy machine. */
-const RECORD_DEADLINE_MS = 3000;
+/**
+ * The commit window: the pause and stop above must fit in it, and a CI machine running other
+ * suites beside this one has stalled them past 3 s; each case waits it out once.
+ */
+const RECORD_DEADLINE_MS = 15_000;
 /** Far longer than any hold-up here: the answer always comes back within it. */
 const RECORD_ANSWER_GRACE_MS = 120_000;
 /** The waits below are for steps of a few milliseconds that a loaded machine can stretch. */
