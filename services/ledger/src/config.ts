@@ -20,11 +20,18 @@ export const ledgerConfigShape = {
     .transform((value) => value || undefined),
   /** Apply pending migrations at start (the local stack and tests); deploy runs them as an init step. */
   MIGRATE_ON_START: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /**
+   * How long the ledger waits for Redis to answer a command (a settlement included) before it
+   * gives up on it. A settlement it gives up on may still commit within its commit window, and
+   * its Record then says not accepted for a committed record: keep this above the longest
+   * commit window callers ask for (edge's RECORD_DEADLINE_MS, 250 ms by default).
+   */
+  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(1000),
   /** Reservations Record never settles free their amount after this long. */
   RESERVATION_TTL_SECONDS: env.positiveInt(600),
   /** Records per Postgres transaction. */
   WRITER_BATCH_SIZE: z.coerce.number().int().min(1).max(2000).default(500),
-  /** How long one stream read waits; below the Redis command timeout (1 s). */
+  /** How long one stream read waits; below the stream reader's Redis command timeout (1 s). */
   WRITER_BLOCK_MS: z.coerce.number().int().min(1).max(900).default(100),
   /** After a short batch, how long the next may gather before the writer reads again (0: read at once). */
   WRITER_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(200),

@@ -23,7 +23,7 @@ runService({
       logger,
     );
     const keys = ledgerKeys(config.REDIS_KEY_PREFIX);
-    const redis = createRedis(config.REDIS_URL);
+    const redis = createRedis(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
     // Blocking stream reads hold a connection; RPCs must not queue behind them.
     const streamReader = createRedis(config.REDIS_URL);
     reportConnectionErrors(redis, logger, 'commands');

@@ -12,18 +12,21 @@ export type { Redis } from 'ioredis';
  */
 export const REDIS_RECONNECT_MAX_MS = 500;
 
+/** How long a command may wait for its reply by default before the client gives up on it. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 /**
  * A Redis client that fails fast instead of queueing commands while the
  * server is away: callers decide how to degrade, nothing hangs.
  */
-export function createRedis(url: string, { name }: { name?: string } = {}): Redis {
+export function createRedis(url: string, { name, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS }: { name?: string; commandTimeoutMs?: number } = {}): Redis {
   return new Redis(url, {
     // Shown by CLIENT LIST, to tell which service and role a connection is.
     ...(name ? { connectionName: name } : {}),
     maxRetriesPerRequest: 1,
     enableOfflineQueue: true,
     connectTimeout: 2000,
-    commandTimeout: 1000,
+    commandTimeout: commandTimeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
   });
 }
