@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import type { CatalogFile } from '@gateway/lib/catalog';
+import { grpcServiceName } from '@gateway/lib/grpc';
 import { AgentServiceService } from '@gateway/proto/gen/gateway/agent/v1/agent';
 import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
@@ -39,9 +40,7 @@ const CONTRACTS = {
 
 /** `{ 'gateway.auth.v1.AuthService': ['Authenticate', ...] }` from a generated definition's method paths. */
 function declared(definition: ServiceDefinition): Record<string, string[]> {
-  const paths = Object.values(definition).map(({ path }) => path);
-  const service = paths[0]!.slice(1, paths[0]!.lastIndexOf('/'));
-  return { [service]: paths.map((path) => path.slice(path.lastIndexOf('/') + 1)) };
+  return { [grpcServiceName(definition)]: Object.values(definition).map(({ path }) => path.slice(path.lastIndexOf('/') + 1)) };
 }
 
 let e2e: E2e;

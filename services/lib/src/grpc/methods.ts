@@ -26,5 +26,11 @@ export type UnaryServiceDefinition = Record<string, UnaryMethod>;
 /** A service of unary and server-streaming methods (client streaming is not used here). */
 export type RpcServiceDefinition = Record<string, UnaryMethod | ServerStreamingMethod>;
 
+/** `gateway.auth.v1.AuthService` from a definition whose methods' paths are `/gateway.auth.v1.AuthService/...`. */
+export function grpcServiceName(definition: Readonly<Record<string, { path: string }>>): string {
+  const path = Object.values(definition)[0]?.path ?? '';
+  return path.slice(1, path.lastIndexOf('/'));
+}
+
 export type RequestOf<M> = M extends { requestDeserialize(value: Buffer): infer Req } ? Req : never;
 export type ResponseOf<M> = M extends { responseDeserialize(value: Buffer): infer Res } ? Res : never;

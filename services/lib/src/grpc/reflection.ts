@@ -3,6 +3,7 @@ import { loadFileDescriptorSetFromBuffer, loadSync, type PackageDefinition } fro
 import { ReflectionService } from '@grpc/reflection';
 import { FILE_DESCRIPTOR_SET_BASE64 } from '@gateway/proto/gen/descriptor-set';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
+import { grpcServiceName } from './methods';
 
 /** The health service every server registers (lib's health monitor). */
 const HEALTH_SERVICE = 'grpc.health.v1.Health';
@@ -18,18 +19,12 @@ function describedServices(): PackageDefinition {
   return described;
 }
 
-/** `gateway.auth.v1.AuthService` from a definition whose methods' paths are `/gateway.auth.v1.AuthService/...`. */
-export function serviceNameOf(definition: ServiceDefinition): string {
-  const path = Object.values(definition)[0]?.path ?? '';
-  return path.slice(1, path.lastIndexOf('/'));
-}
-
 /**
  * gRPC server reflection (v1 and v1alpha), so that grpcurl, Postman and
  * other tools list a server's services and methods and call them without
  * the .proto files. It describes exactly the services this server runs.
  */
 export function addReflection(server: Pick<Server, 'addService'>, services: ServiceDefinition[]): void {
-  const names = [...services.map(serviceNameOf), HEALTH_SERVICE];
+  const names = [...services.map(grpcServiceName), HEALTH_SERVICE];
   new ReflectionService(describedServices(), { services: names }).addToServer(server);
 }

@@ -15,8 +15,8 @@ import { errorMapping, toDomainError, type DomainError } from '../errors';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import { monitorHealth, type DependencyCheck } from './health';
-import { addReflection, serviceNameOf } from './reflection';
-import type { RequestOf, ResponseOf, RpcServiceDefinition, UnaryServiceDefinition } from './methods';
+import { addReflection } from './reflection';
+import { grpcServiceName, type RequestOf, type ResponseOf, type RpcServiceDefinition, type UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
 
 export interface CallContext {
@@ -212,11 +212,6 @@ export interface ServeOptions<D extends RpcServiceDefinition> {
   dependencyChecks: DependencyCheck[];
   listen: { host: string; port: number };
   logger: Logger;
-}
-
-/** `gateway.auth.v1.AuthService` from a method path `/gateway.auth.v1.AuthService/Authenticate`. */
-export function grpcServiceName(definition: RpcServiceDefinition): string {
-  return serviceNameOf(definition as unknown as ServiceDefinition);
 }
 
 /**
