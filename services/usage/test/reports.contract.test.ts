@@ -294,7 +294,8 @@ describe.each([
     const [theirKey, theirAgent] = [newId(), newId()];
     const now = new Date();
     const rows: TraceSeed[] = [];
-    for (let day = 0; day < 90; day += 9) {
+    // From yesterday back: a row at 01:00 today would lie in the future for a run in the first hour of a UTC day.
+    for (let day = 1; day < 90; day += 9) {
       rows.push({ organizationId: mine, startedAt: at(utcMidnight(now, day), 1), latencyMs: 5, servedModel: 'shared-model' });
       for (let copy = 0; copy < 3; copy += 1) {
         rows.push({ organizationId: theirs, startedAt: at(utcMidnight(now, day), 1, copy), latencyMs: 9000, servedModel: 'their-model', apiKeyId: theirKey, agentId: theirAgent, errorClass: 'provider' });
