@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -174,6 +176,12 @@ export interface RecordRequest {
    * than for its own timer: whatever Record answers is what happened. 0: only the deadline rule.
    */
   commitWithinMs: number;
+  /**
+   * The lease the call was admitted against (LeaseResponse.lease_id), in
+   * place of a reservation of its own: the call's usage comes off the
+   * lease's hold, which stays for the holder's next calls.
+   */
+  leaseId: string;
 }
 
 export interface RecordResponse {
@@ -188,6 +196,64 @@ export interface GetQuotaRequest {
 
 export interface GetQuotaResponse {
   quota?: QuotaState | undefined;
+}
+
+export interface LeaseRequest {
+  subject?:
+    | Subject
+    | undefined;
+  /** Who holds the lease: one edge replica, a new id each time it starts. */
+  holderId: string;
+  /**
+   * What the call waiting on this answer must hold: its worst-case cost in
+   * micro-dollars on the spend meter, 1 on the others. Granted whole or
+   * refused (when enforced). 0: renew the lease's expiry, or give back, only.
+   */
+  need: string;
+  /**
+   * How much more than `need` the holder would take, for the calls after it.
+   * The ledger grants less near the end of the allowance.
+   */
+  want: string;
+  /**
+   * What the holder gives back: held by the lease and no longer needed by
+   * any call it admitted. Applied before anything is granted.
+   */
+  giveBack: string;
+}
+
+export interface LeaseResponse {
+  /**
+   * False only when enforcement applies and `need` does not fit in what is
+   * neither spent nor held.
+   */
+  granted: boolean;
+  /** What this answer added to the lease's hold: `need` and part of `want`. */
+  grantedAmount: string;
+  /** The lease's id, for RecordRequest.lease_id. Empty when nothing is held. */
+  leaseId: string;
+  /**
+   * How long the lease stays held from when the ledger answered: the holder
+   * must renew within it, and stops admitting against it once it has passed
+   * by its own clock, counted from when it sent the request.
+   */
+  validForMs: number;
+  /** The subject's counters after this answer, the lease's hold included. */
+  quota?:
+    | QuotaState
+    | undefined;
+  /** Seconds until the period resets, when not granted. */
+  retryAfterSeconds: number;
+}
+
+export interface WatchLeasesRequest {
+  /** The holder that is listening (LeaseRequest.holder_id). */
+  holderId: string;
+}
+
+export interface WatchLeasesResponse {
+  /** The organization whose leases must be given back and asked for anew. */
+  organizationId: string;
 }
 
 function createBaseSubject(): Subject {
@@ -900,6 +966,7 @@ function createBaseRecordRequest(): RecordRequest {
     consumed: false,
     priceListVersion: "",
     commitWithinMs: 0,
+    leaseId: "",
   };
 }
 
@@ -973,6 +1040,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     }
     if (message.commitWithinMs !== 0) {
       writer.uint32(184).int32(message.commitWithinMs);
+    }
+    if (message.leaseId !== "") {
+      writer.uint32(194).string(message.leaseId);
     }
     return writer;
   },
@@ -1174,6 +1244,14 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.commitWithinMs = reader.int32();
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.leaseId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1275,6 +1353,11 @@ export const RecordRequest: MessageFns<RecordRequest> = {
         : isSet(object.commit_within_ms)
         ? globalThis.Number(object.commit_within_ms)
         : 0,
+      leaseId: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
     };
   },
 
@@ -1349,6 +1432,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     if (message.commitWithinMs !== 0) {
       obj.commitWithinMs = Math.round(message.commitWithinMs);
     }
+    if (message.leaseId !== "") {
+      obj.leaseId = message.leaseId;
+    }
     return obj;
   },
 
@@ -1382,6 +1468,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     message.consumed = object.consumed ?? false;
     message.priceListVersion = object.priceListVersion ?? "";
     message.commitWithinMs = object.commitWithinMs ?? 0;
+    message.leaseId = object.leaseId ?? "";
     return message;
   },
 };
@@ -1611,6 +1698,462 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
   },
 };
 
+function createBaseLeaseRequest(): LeaseRequest {
+  return { subject: undefined, holderId: "", need: "0", want: "0", giveBack: "0" };
+}
+
+export const LeaseRequest: MessageFns<LeaseRequest> = {
+  encode(message: LeaseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subject !== undefined) {
+      Subject.encode(message.subject, writer.uint32(10).fork()).join();
+    }
+    if (message.holderId !== "") {
+      writer.uint32(18).string(message.holderId);
+    }
+    if (message.need !== "0") {
+      writer.uint32(24).int64(message.need);
+    }
+    if (message.want !== "0") {
+      writer.uint32(32).int64(message.want);
+    }
+    if (message.giveBack !== "0") {
+      writer.uint32(40).int64(message.giveBack);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subject = Subject.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.holderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.need = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.want = reader.int64().toString();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.giveBack = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseRequest {
+    return {
+      subject: isSet(object.subject) ? Subject.fromJSON(object.subject) : undefined,
+      holderId: isSet(object.holderId)
+        ? globalThis.String(object.holderId)
+        : isSet(object.holder_id)
+        ? globalThis.String(object.holder_id)
+        : "",
+      need: isSet(object.need) ? globalThis.String(object.need) : "0",
+      want: isSet(object.want) ? globalThis.String(object.want) : "0",
+      giveBack: isSet(object.giveBack)
+        ? globalThis.String(object.giveBack)
+        : isSet(object.give_back)
+        ? globalThis.String(object.give_back)
+        : "0",
+    };
+  },
+
+  toJSON(message: LeaseRequest): unknown {
+    const obj: any = {};
+    if (message.subject !== undefined) {
+      obj.subject = Subject.toJSON(message.subject);
+    }
+    if (message.holderId !== "") {
+      obj.holderId = message.holderId;
+    }
+    if (message.need !== "0") {
+      obj.need = message.need;
+    }
+    if (message.want !== "0") {
+      obj.want = message.want;
+    }
+    if (message.giveBack !== "0") {
+      obj.giveBack = message.giveBack;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseRequest>, I>>(base?: I): LeaseRequest {
+    return LeaseRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseRequest>, I>>(object: I): LeaseRequest {
+    const message = createBaseLeaseRequest();
+    message.subject = (object.subject !== undefined && object.subject !== null)
+      ? Subject.fromPartial(object.subject)
+      : undefined;
+    message.holderId = object.holderId ?? "";
+    message.need = object.need ?? "0";
+    message.want = object.want ?? "0";
+    message.giveBack = object.giveBack ?? "0";
+    return message;
+  },
+};
+
+function createBaseLeaseResponse(): LeaseResponse {
+  return { granted: false, grantedAmount: "0", leaseId: "", validForMs: 0, quota: undefined, retryAfterSeconds: 0 };
+}
+
+export const LeaseResponse: MessageFns<LeaseResponse> = {
+  encode(message: LeaseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.granted !== false) {
+      writer.uint32(8).bool(message.granted);
+    }
+    if (message.grantedAmount !== "0") {
+      writer.uint32(16).int64(message.grantedAmount);
+    }
+    if (message.leaseId !== "") {
+      writer.uint32(26).string(message.leaseId);
+    }
+    if (message.validForMs !== 0) {
+      writer.uint32(32).int32(message.validForMs);
+    }
+    if (message.quota !== undefined) {
+      QuotaState.encode(message.quota, writer.uint32(42).fork()).join();
+    }
+    if (message.retryAfterSeconds !== 0) {
+      writer.uint32(48).int32(message.retryAfterSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.granted = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.grantedAmount = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.leaseId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.validForMs = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.quota = QuotaState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.retryAfterSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseResponse {
+    return {
+      granted: isSet(object.granted) ? globalThis.Boolean(object.granted) : false,
+      grantedAmount: isSet(object.grantedAmount)
+        ? globalThis.String(object.grantedAmount)
+        : isSet(object.granted_amount)
+        ? globalThis.String(object.granted_amount)
+        : "0",
+      leaseId: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
+      validForMs: isSet(object.validForMs)
+        ? globalThis.Number(object.validForMs)
+        : isSet(object.valid_for_ms)
+        ? globalThis.Number(object.valid_for_ms)
+        : 0,
+      quota: isSet(object.quota) ? QuotaState.fromJSON(object.quota) : undefined,
+      retryAfterSeconds: isSet(object.retryAfterSeconds)
+        ? globalThis.Number(object.retryAfterSeconds)
+        : isSet(object.retry_after_seconds)
+        ? globalThis.Number(object.retry_after_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: LeaseResponse): unknown {
+    const obj: any = {};
+    if (message.granted !== false) {
+      obj.granted = message.granted;
+    }
+    if (message.grantedAmount !== "0") {
+      obj.grantedAmount = message.grantedAmount;
+    }
+    if (message.leaseId !== "") {
+      obj.leaseId = message.leaseId;
+    }
+    if (message.validForMs !== 0) {
+      obj.validForMs = Math.round(message.validForMs);
+    }
+    if (message.quota !== undefined) {
+      obj.quota = QuotaState.toJSON(message.quota);
+    }
+    if (message.retryAfterSeconds !== 0) {
+      obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseResponse>, I>>(base?: I): LeaseResponse {
+    return LeaseResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseResponse>, I>>(object: I): LeaseResponse {
+    const message = createBaseLeaseResponse();
+    message.granted = object.granted ?? false;
+    message.grantedAmount = object.grantedAmount ?? "0";
+    message.leaseId = object.leaseId ?? "";
+    message.validForMs = object.validForMs ?? 0;
+    message.quota = (object.quota !== undefined && object.quota !== null)
+      ? QuotaState.fromPartial(object.quota)
+      : undefined;
+    message.retryAfterSeconds = object.retryAfterSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseWatchLeasesRequest(): WatchLeasesRequest {
+  return { holderId: "" };
+}
+
+export const WatchLeasesRequest: MessageFns<WatchLeasesRequest> = {
+  encode(message: WatchLeasesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.holderId !== "") {
+      writer.uint32(10).string(message.holderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchLeasesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchLeasesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.holderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchLeasesRequest {
+    return {
+      holderId: isSet(object.holderId)
+        ? globalThis.String(object.holderId)
+        : isSet(object.holder_id)
+        ? globalThis.String(object.holder_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WatchLeasesRequest): unknown {
+    const obj: any = {};
+    if (message.holderId !== "") {
+      obj.holderId = message.holderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchLeasesRequest>, I>>(base?: I): WatchLeasesRequest {
+    return WatchLeasesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchLeasesRequest>, I>>(object: I): WatchLeasesRequest {
+    const message = createBaseWatchLeasesRequest();
+    message.holderId = object.holderId ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchLeasesResponse(): WatchLeasesResponse {
+  return { organizationId: "" };
+}
+
+export const WatchLeasesResponse: MessageFns<WatchLeasesResponse> = {
+  encode(message: WatchLeasesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchLeasesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchLeasesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchLeasesResponse {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WatchLeasesResponse): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchLeasesResponse>, I>>(base?: I): WatchLeasesResponse {
+    return WatchLeasesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchLeasesResponse>, I>>(object: I): WatchLeasesResponse {
+    const message = createBaseWatchLeasesResponse();
+    message.organizationId = object.organizationId ?? "";
+    return message;
+  },
+};
+
 /**
  * LedgerService enforces the monthly allowance (reserve before the call,
  * settle after it) and records one trace and one ledger entry per request.
@@ -1646,12 +2189,54 @@ export const LedgerServiceService = {
     responseSerialize: (value: GetQuotaResponse): Buffer => Buffer.from(GetQuotaResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQuotaResponse => GetQuotaResponse.decode(value),
   },
+  /**
+   * Grants, renews or takes back part of one holder's lease on a subject's
+   * allowance: a hold in the same counters that the holder (an edge replica)
+   * admits calls against in memory, settled by each call's Record
+   * (docs/decisions.md#admission-and-allowance-leases).
+   */
+  lease: {
+    path: "/gateway.ledger.v1.LedgerService/Lease" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LeaseRequest): Buffer => Buffer.from(LeaseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LeaseRequest => LeaseRequest.decode(value),
+    responseSerialize: (value: LeaseResponse): Buffer => Buffer.from(LeaseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LeaseResponse => LeaseResponse.decode(value),
+  },
+  /**
+   * Names, for as long as the caller keeps the stream open, each organization
+   * whose allowance, plan or credits changed: a holder gives back what its
+   * leases on it have not used and asks anew.
+   */
+  watchLeases: {
+    path: "/gateway.ledger.v1.LedgerService/WatchLeases" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchLeasesRequest): Buffer => Buffer.from(WatchLeasesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchLeasesRequest => WatchLeasesRequest.decode(value),
+    responseSerialize: (value: WatchLeasesResponse): Buffer => Buffer.from(WatchLeasesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchLeasesResponse => WatchLeasesResponse.decode(value),
+  },
 } as const;
 
 export interface LedgerServiceServer extends UntypedServiceImplementation {
   checkQuota: handleUnaryCall<CheckQuotaRequest, CheckQuotaResponse>;
   record: handleUnaryCall<RecordRequest, RecordResponse>;
   getQuota: handleUnaryCall<GetQuotaRequest, GetQuotaResponse>;
+  /**
+   * Grants, renews or takes back part of one holder's lease on a subject's
+   * allowance: a hold in the same counters that the holder (an edge replica)
+   * admits calls against in memory, settled by each call's Record
+   * (docs/decisions.md#admission-and-allowance-leases).
+   */
+  lease: handleUnaryCall<LeaseRequest, LeaseResponse>;
+  /**
+   * Names, for as long as the caller keeps the stream open, each organization
+   * whose allowance, plan or credits changed: a holder gives back what its
+   * leases on it have not used and asks anew.
+   */
+  watchLeases: handleServerStreamingCall<WatchLeasesRequest, WatchLeasesResponse>;
 }
 
 export interface LedgerServiceClient extends Client {
@@ -1700,6 +2285,38 @@ export interface LedgerServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQuotaResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Grants, renews or takes back part of one holder's lease on a subject's
+   * allowance: a hold in the same counters that the holder (an edge replica)
+   * admits calls against in memory, settled by each call's Record
+   * (docs/decisions.md#admission-and-allowance-leases).
+   */
+  lease(
+    request: LeaseRequest,
+    callback: (error: ServiceError | null, response: LeaseResponse) => void,
+  ): ClientUnaryCall;
+  lease(
+    request: LeaseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LeaseResponse) => void,
+  ): ClientUnaryCall;
+  lease(
+    request: LeaseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LeaseResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Names, for as long as the caller keeps the stream open, each organization
+   * whose allowance, plan or credits changed: a holder gives back what its
+   * leases on it have not used and asks anew.
+   */
+  watchLeases(request: WatchLeasesRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchLeasesResponse>;
+  watchLeases(
+    request: WatchLeasesRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchLeasesResponse>;
 }
 
 export const LedgerServiceClient = makeGenericClientConstructor(
