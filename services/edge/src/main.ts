@@ -1,5 +1,5 @@
 import { runService } from '@gateway/lib/service';
-import { edgeConfigShape, gatewaySettingsFrom, settingsFrom } from './config';
+import { edgeConfigShape, gatewaySettingsFrom, leaseSettingsFrom, settingsFrom } from './config';
 
 /** The edge service as its own process (lib's runService: env, telemetry first, serve, drain on SIGTERM). */
 runService({
@@ -20,6 +20,7 @@ runService({
     const { createEdgeApp } = await import('./server');
     const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
     const { holdPriceList } = await import('./gateway/price-list');
+    const { holdLeases } = await import('./gateway/leases');
 
     const auth = createPromiseClient(AuthServiceService, {
       serviceName: 'auth',
@@ -41,14 +42,16 @@ runService({
       grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS),
       grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
     ];
-    const principals = startPrincipalCache(config, logger);
+    const leases = holdLeases({ ledger, logger, settings: leaseSettingsFrom(config) });
+    // A plan change reaches the leases as it reaches the cached principals.
+    const principals = startPrincipalCache(config, logger, leases.release);
     const priceList = holdPriceList(pricing, logger);
     const edge = createEdgeApp({
       auth,
       readiness,
       settings: settingsFrom(config),
       logger,
-      gateway: { router, pricing, priceList, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+      gateway: { router, pricing, priceList, ledger, leases, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
       agent,
       usage,
     });
@@ -59,6 +62,8 @@ runService({
       close: async () => {
         principals?.close();
         priceList.stop();
+        // After the drain: the calls admitted against the leases are over, and what they left unused goes back.
+        await leases.stop();
         await provider.close();
         for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
       },
