@@ -31,6 +31,7 @@ const subject = (organizationId = 'org-1'): Subject => ({
 function fakeLedger(allowance: bigint) {
   let held = 0n;
   let down = false;
+  let failures = 0;
   let gate: Promise<void> | undefined;
   const leases: LeaseRequest[] = [];
   const pushes: string[] = [];
@@ -55,7 +56,10 @@ function fakeLedger(allowance: bigint) {
     lease: async (request): Promise<LeaseResponse> => {
       leases.push(request);
       await gate;
-      if (down) throw new DomainError('unavailable', 'The ledger service is unavailable.');
+      if (down || failures > 0) {
+        failures -= 1;
+        throw new DomainError('unavailable', 'The ledger service is unavailable.');
+      }
       held -= BigInt(request.giveBack);
       const need = BigInt(request.need);
       const left = allowance - held;
@@ -77,6 +81,8 @@ function fakeLedger(allowance: bigint) {
     leases,
     held: () => held,
     setDown: (value: boolean) => (down = value),
+    /** Fails the next `count` Lease calls, as a ledger replica killed under them. */
+    failNext: (count: number) => (failures = count),
     /** Holds every Lease answer until the returned function is called. */
     hold: () => {
       let open: () => void = () => undefined;
@@ -262,6 +268,20 @@ describe('the allowance leases edge holds', () => {
     ledger.setDown(true);
     admitted(await leases.admit(subject('org-1'), 'spend', 300n));
     expect(await leases.admit(subject('org-2'), 'spend', 300n)).toEqual({ kind: 'unavailable' });
+    expect(ledger.leases.filter((lease) => lease.subject?.organizationId === 'org-2')).toHaveLength(2);
+  });
+
+  it('asks once more when a Lease fails, for the call that sent it and for the calls that waited on it', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { sliceMicros: 5_000n });
+    ledger.failNext(1);
+    const open = ledger.hold();
+    const burst = Array.from({ length: 20 }, () => leases.admit(subject(), 'spend', 100n));
+    await until(() => ledger.leases.length === 1);
+    open();
+    const admissions = await Promise.all(burst);
+    expect(admissions.every((admission) => admission.kind === 'admitted')).toBe(true);
+    expect(ledger.leases).toHaveLength(2);
   });
 
   it('asks for the requests slice on a counting meter', async () => {

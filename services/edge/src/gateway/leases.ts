@@ -103,6 +103,9 @@ function validityOf(sentAtMs: number, validForMs: number, safetyMarginMs: number
   return { validUntilMs: sentAtMs + usableMs, renewAtMs: sentAtMs + usableMs / 2 };
 }
 
+/** How many failed Leases a call sees (its own or those it waited on) before it goes through unenforced. */
+const LEASE_ATTEMPTS = 2;
+
 const available = (term: Term) => term.granted - term.consumed - term.inflight - term.givenBack;
 
 /** Which lease a subject's calls draw on: one per organization and meter identity (its plan, BYOK, the legacy limit). */
@@ -203,18 +206,24 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     return entry;
   };
 
+  /**
+   * A Lease that failed (a ledger replica killed under it, a timeout) is
+   * asked once more, by the call itself, before the call goes through
+   * unenforced: another replica usually answers.
+   */
   const admit = async (subject: Subject, meter: MeterName, need: bigint): Promise<Admission> => {
     const entry = entryFor(subject, meter);
+    let failures = 0;
     for (;;) {
       const term = entry.term;
       if (term && !entry.askAgain && clock() < term.validUntilMs && available(term) >= need) return take(entry, term, need);
       if (!entry.flight) {
         const { admission } = await fly(entry, { kind: 'call', need });
-        if (admission) return admission;
+        if (admission?.kind !== 'unavailable' || (failures += 1) >= LEASE_ATTEMPTS) return admission ?? { kind: 'unavailable' };
         continue;
       }
       const result = await entry.flight;
-      if (result.kind === 'unavailable') return { kind: 'unavailable' };
+      if (result.kind === 'unavailable' && (failures += 1) >= LEASE_ATTEMPTS) return { kind: 'unavailable' };
       // The ledger refused as much or less, after everything unused here was given back: this call does not fit either.
       if (result.kind === 'refused' && need >= result.need) return { kind: 'refused', quota: result.quota, retryAfterSeconds: result.retryAfterSeconds };
     }
