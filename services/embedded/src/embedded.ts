@@ -18,7 +18,7 @@ import { PrincipalCache } from '@gateway/edge/principal-cache';
 import { createEdgeApp } from '@gateway/edge/server';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
 import { startLedgerServer } from '@gateway/ledger/server';
-import { MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
+import { MemoryAllowanceChanges, MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { loadConfig } from '@gateway/lib/config';
 import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
@@ -85,6 +85,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
 
   const simulator = await startSimulator({ catalog, logger: logger.child({ component: 'simulator' }) });
   const queue = new MemoryRecordQueue();
+  // The memory store announces allowance changes; the ledger's WatchLeases streams hear them in the same process.
+  const allowanceChanges = new MemoryAllowanceChanges();
   // Recent verifications, as edge keeps them in the stack; auth tells this cache of every change directly.
   const principals = new PrincipalCache({ ttlMs: PRINCIPAL_CACHE_TTL_MS, maxEntries: PRINCIPAL_CACHE_MAX_ENTRIES });
   principals.enable();
@@ -118,7 +120,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     startRouterServer({ catalog, logger: loggers.router }, grpcListen, []),
     startPricingServer({ prices: priceListSource(catalog), logger: loggers.pricing }, grpcListen, []),
     startLedgerServer(
-      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue), queue, catalog, logger: loggers.ledger },
+      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue, allowanceChanges), queue, catalog, allowanceChanges, logger: loggers.ledger },
       grpcListen,
       databaseCheck,
     ),

@@ -29,6 +29,17 @@ export const ledgerConfigShape = {
   REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(1000),
   /** Reservations Record never settles free their amount after this long. */
   RESERVATION_TTL_SECONDS: env.positiveInt(600),
+  /**
+   * How long a lease (a holder's slice of an allowance) stays held after each Lease answer that
+   * leaves one: a holder that stops renewing (an edge replica that died) gives its slice back this
+   * long after its last ask.
+   */
+  LEASE_TTL_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /**
+   * A lease grant beyond the waiting call's need is at most what is left of the allowance divided
+   * by this, so the slices shrink near the end and the last of an allowance is not stranded in one holder.
+   */
+  LEASE_SHARE_DIVISOR: z.coerce.number().int().min(1).max(1000).default(4),
   /** Records per Postgres transaction. */
   WRITER_BATCH_SIZE: z.coerce.number().int().min(1).max(2000).default(500),
   /** How long one stream read waits; below the stream reader's Redis command timeout (1 s). */

@@ -14,7 +14,7 @@ runService({
     const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
     const { createRedis, pingRedis, reportConnectionErrors } = await import('@gateway/lib/redis');
     const { LEDGER_SCHEMA, ledgerMigrations } = await import('./db');
-    const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys } = await import('./stores');
+    const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys, redisAllowanceChanges } = await import('./stores');
     const { startLedgerServer } = await import('./server');
 
     const catalog = loadCatalog(config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH);
@@ -26,9 +26,15 @@ runService({
     const redis = createRedis(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
     // Blocking stream reads hold a connection; RPCs must not queue behind them.
     const streamReader = createRedis(config.REDIS_URL);
+    // A subscribed connection can do nothing else: allowance changes have their own.
+    const subscriber = createRedis(config.REDIS_URL);
     reportConnectionErrors(redis, logger, 'commands');
     reportConnectionErrors(streamReader, logger, 'stream reader');
-    await Promise.all([firstConnection(redis, FIRST_CONNECTION_TIMEOUT_MS), firstConnection(streamReader, FIRST_CONNECTION_TIMEOUT_MS)]);
+    reportConnectionErrors(subscriber, logger, 'allowance changes');
+    const allowanceChanges = redisAllowanceChanges(subscriber, keys.allowanceChanges, logger);
+    await Promise.all([redis, streamReader, subscriber].map((connection) => firstConnection(connection, FIRST_CONNECTION_TIMEOUT_MS)));
+    // WatchLeases streams opened once the port is up hear every change from then on.
+    await allowanceChanges.subscribed();
 
     const server = await startLedgerServer(
       {
@@ -36,9 +42,11 @@ runService({
         quota: new RedisQuotaStore(redis, keys),
         queue: new RedisRecordQueue(streamReader, keys),
         catalog,
+        allowanceChanges,
         logger,
         settings: {
           reservationTtlSeconds: config.RESERVATION_TTL_SECONDS,
+          lease: { ttlMs: config.LEASE_TTL_MS, shareDivisor: config.LEASE_SHARE_DIVISOR },
           writer: {
             batchSize: config.WRITER_BATCH_SIZE,
             blockMs: config.WRITER_BLOCK_MS,
@@ -60,6 +68,7 @@ runService({
       close: async () => {
         redis.disconnect();
         streamReader.disconnect();
+        subscriber.disconnect();
         await database.destroy();
       },
     };

@@ -19,6 +19,7 @@ export function writerConsumerName(): string {
 export function defaultLedgerSettings(): LedgerSettings {
   return {
     reservationTtlSeconds: 600,
+    lease: { ttlMs: 10_000, shareDivisor: 4 },
     writer: { consumer: writerConsumerName(), batchSize: 500, blockMs: 100, lingerMs: 200, claimIdleMs: 30_000 },
   };
 }
@@ -41,6 +42,7 @@ export async function startLedgerServer(
   const defaults = defaultLedgerSettings();
   const settings: LedgerSettings = {
     reservationTtlSeconds: deps.settings?.reservationTtlSeconds ?? defaults.reservationTtlSeconds,
+    lease: { ...defaults.lease, ...deps.settings?.lease },
     writer: { ...defaults.writer, ...deps.settings?.writer },
   };
   const server = await serveService({

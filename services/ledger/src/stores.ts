@@ -1,4 +1,4 @@
-/** The quota store and record queue implementations, for whoever wires a ledger (main.ts, the embedded mode). */
+/** The quota store, record queue and allowance-change implementations, for whoever wires a ledger (main.ts, the embedded mode). */
 export { MemoryQuotaStore } from './quota/memory-store';
 export { RedisQuotaStore } from './quota/redis-store';
 export type { QuotaStore } from './quota/store';
@@ -7,3 +7,5 @@ export { RedisRecordQueue } from './queue/redis-queue';
 export type { RecordQueue } from './queue/queue';
 export { DEFAULT_KEY_PREFIX, ledgerKeys, type LedgerKeys } from './redis/keys';
 export { firstConnection } from './redis/availability';
+export { MemoryAllowanceChanges, type AllowanceChanges } from './leases/changes';
+export { redisAllowanceChanges } from './leases/redis-changes';

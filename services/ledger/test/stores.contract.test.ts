@@ -4,10 +4,13 @@ import { createRedis, type Redis } from '@gateway/lib/redis';
 import { migrateToLatest, type Database } from '@gateway/lib/db';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../../test/support/databases';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '../src/db';
+import { MemoryAllowanceChanges, type AllowanceChanges } from '../src/leases/changes';
+import { leaseHoldId } from '../src/leases/lease';
+import { redisAllowanceChanges } from '../src/leases/redis-changes';
 import { MemoryQuotaStore } from '../src/quota/memory-store';
 import { periodOf } from '../src/quota/period';
 import { RedisQuotaStore } from '../src/quota/redis-store';
-import type { CounterKey, Hold, PeriodTotals, QuotaStore } from '../src/quota/store';
+import type { CounterKey, Hold, LeaseOutcome, PeriodTotals, QuotaStore } from '../src/quota/store';
 import { MemoryRecordQueue } from '../src/queue/memory-queue';
 import type { RecordQueue } from '../src/queue/queue';
 import { RedisRecordQueue } from '../src/queue/redis-queue';
@@ -26,6 +29,8 @@ import { clearRedisPrefix, eventually, ledgerDatabase, recordOf, subject, unique
 interface Stores {
   quota: QuotaStore;
   queue: RecordQueue;
+  /** Where the store's announcements of allowance changes are heard. */
+  changes: AllowanceChanges;
   close(): Promise<void>;
 }
 
@@ -34,13 +39,18 @@ async function redisStores(): Promise<Stores> {
   const keys = ledgerKeys(prefix);
   const commands: Redis = createRedis(testRedisUrl());
   const reader: Redis = createRedis(testRedisUrl());
-  await Promise.all([firstConnection(commands, 5000), firstConnection(reader, 5000)]);
+  const subscriber: Redis = createRedis(testRedisUrl());
+  const changes = redisAllowanceChanges(subscriber, keys.allowanceChanges, createLogger({ service: 'test', level: 'silent' }));
+  await Promise.all([commands, reader, subscriber].map((connection) => firstConnection(connection, 5000)));
+  await changes.subscribed();
   return {
     quota: new RedisQuotaStore(commands, keys),
     queue: new RedisRecordQueue(reader, keys),
+    changes,
     close: async () => {
       commands.disconnect();
       reader.disconnect();
+      subscriber.disconnect();
       await clearRedisPrefix(testRedisUrl(), prefix);
     },
   };
@@ -48,7 +58,8 @@ async function redisStores(): Promise<Stores> {
 
 function memoryStores(): Promise<Stores> {
   const queue = new MemoryRecordQueue();
-  return Promise.resolve({ quota: new MemoryQuotaStore(queue), queue, close: () => Promise.resolve() });
+  const changes = new MemoryAllowanceChanges();
+  return Promise.resolve({ quota: new MemoryQuotaStore(queue, changes), queue, changes, close: () => Promise.resolve() });
 }
 
 const totals = (used: Partial<PeriodTotals['used']> = {}, credits = 0n): PeriodTotals => ({
@@ -84,7 +95,18 @@ describe.each([
     limit: bigint,
     record = `{"request":"${randomUUID()}"}`,
     commitByMs: number | null = null,
-  ) => stores.quota.settle({ ...key, holdId, meter, usage, limit, commitByMs }, record);
+  ) => stores.quota.settle({ ...key, holdId, leaseId: null, meter, usage, limit, commitByMs }, record);
+  /** One holder's ask, as the Lease handler makes it (a 10 s term, a quarter of what is left at most beyond the need). */
+  const lease = (
+    holder: string,
+    meter: Hold['meter'],
+    limit: bigint,
+    { need = 0n, want = 0n, giveBack = 0n, enforce = true, nowMs = now, ttlMs = 10_000 } = {},
+  ) =>
+    stores.quota.lease({ ...key, holdId: leaseHoldId(holder, meter), meter, need, want, giveBack, limit, enforce, nowMs, expiresAtMs: nowMs + ttlMs, shareDivisor: 4n });
+  /** Record's settlement of a call admitted against the holder's lease. */
+  const settleLease = (holder: string, meter: Hold['meter'], usage: bigint, limit: bigint) =>
+    stores.quota.settle({ ...key, holdId: null, leaseId: leaseHoldId(holder, meter), meter, usage, limit, commitByMs: null }, `{"lease":"${holder}"}`);
 
   beforeEach(async () => {
     stores = await makeStores();
@@ -243,6 +265,177 @@ describe.each([
       await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 0n, credits: 0n, held: 1n });
       await settle('a', 'spend', 120n, 1000n);
       await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 220n, credits: 0n, held: 40n });
+    });
+  });
+
+  describe('leases', () => {
+    const granted = (outcome: LeaseOutcome) => (outcome.kind === 'missing' ? 0n : outcome.granted);
+
+    it('reports a period it has not loaded as missing', async () => {
+      await expect(lease('edge-a', 'spend', 1000n, { need: 1n })).resolves.toEqual({ kind: 'missing' });
+    });
+
+    it('grants the need and a share of what is left, as a hold in the same counters', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 200n }));
+      // Left 800: a quarter of it, since need + want is more.
+      await expect(lease('edge-a', 'spend', 1000n, { need: 50n, want: 1000n })).resolves.toEqual({
+        kind: 'granted',
+        granted: 200n,
+        leaseHeld: 200n,
+        counters: { used: 200n, credits: 0n, held: 200n },
+      });
+      // Left 600: a quarter is 150; the same lease holds both grants.
+      await expect(lease('edge-a', 'spend', 1000n, { need: 10n, want: 1000n })).resolves.toMatchObject({ kind: 'granted', granted: 150n, leaseHeld: 350n });
+      // Need + want below the share: just that.
+      await expect(lease('edge-b', 'spend', 1000n, { need: 10n, want: 20n })).resolves.toMatchObject({ granted: 30n, leaseHeld: 30n, counters: { held: 380n } });
+      // A reservation is admitted against what the leases left: 1000 - 200 - 380.
+      await expect(reserve(hold('r', 'spend', 421n), 1000n)).resolves.toMatchObject({ kind: 'denied' });
+      await expect(reserve(hold('r', 'spend', 420n), 1000n)).resolves.toMatchObject({ kind: 'reserved', counters: { held: 800n } });
+    });
+
+    it('shrinks the slices to one call near the end of the allowance, then refuses', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 988n, requests: 3n }));
+      const slices: bigint[] = [];
+      for (;;) {
+        const outcome = await lease('edge-a', 'spend', 1000n, { need: 3n, want: 100n });
+        if (outcome.kind !== 'granted') break;
+        slices.push(outcome.granted);
+      }
+      // Left 12 (a quarter: 3), 9 (2), 6 (1), 3 (0): always the need, and nothing is left.
+      expect(slices).toEqual([3n, 3n, 3n, 3n]);
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 988n, credits: 0n, held: 12n });
+      // Requests: 2 left of the limit, a quarter of it is 0, so one call's request.
+      await expect(lease('edge-a', 'requests', 5n, { need: 1n, want: 10n })).resolves.toMatchObject({ kind: 'granted', granted: 1n, leaseHeld: 1n });
+    });
+
+    it('refuses a need that does not fit when enforced, and grants it for legacy subjects', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 900n }));
+      await expect(lease('edge-a', 'spend', 1000n, { need: 101n, want: 50n })).resolves.toEqual({
+        kind: 'denied',
+        granted: 0n,
+        leaseHeld: null,
+        counters: { used: 900n, credits: 0n, held: 0n },
+      });
+      // Nothing left: even a lease for later calls only is refused, as a zero reservation is.
+      await lease('edge-b', 'spend', 1000n, { need: 100n });
+      await expect(lease('edge-a', 'spend', 1000n, { want: 50n })).resolves.toMatchObject({ kind: 'denied', granted: 0n });
+      await expect(lease('edge-a', 'spend', 1000n, { need: 101n, want: 50n, enforce: false })).resolves.toMatchObject({
+        kind: 'granted',
+        granted: 101n,
+        counters: { used: 900n, held: 201n },
+      });
+    });
+
+    it('never has out more than is left, however many holders ask at once', async () => {
+      await stores.quota.rebuild(key, totals({ spend: 100n }));
+      const outcomes = await Promise.all(Array.from({ length: 60 }, (_, index) => lease(`edge-${index}`, 'spend', 1000n, { need: 7n, want: 500n })));
+      const total = outcomes.reduce((sum, outcome) => sum + granted(outcome), 0n);
+      expect(total).toBeLessThanOrEqual(900n);
+      expect(outcomes.filter((outcome) => outcome.kind === 'denied').length).toBeGreaterThan(0);
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 100n, credits: 0n, held: total });
+    });
+
+    it("takes a lease-admitted call's usage off the lease, which stays, and counts it", async () => {
+      await stores.quota.rebuild(key, totals());
+      await lease('edge-a', 'spend', 1000n, { need: 400n });
+      await expect(settleLease('edge-a', 'spend', 150n, 1000n)).resolves.toMatchObject({ kind: 'settled', counters: { used: 150n, held: 250n } });
+      await expect(lease('edge-a', 'spend', 1000n)).resolves.toMatchObject({ kind: 'granted', granted: 0n, leaseHeld: 250n });
+      // More than the lease holds (the call cost more than admitted): the hold ends at 0, the usage counts whole.
+      await expect(settleLease('edge-a', 'spend', 300n, 1000n)).resolves.toMatchObject({ counters: { used: 450n, held: 0n } });
+      await expect(lease('edge-a', 'spend', 1000n, { need: 10n })).resolves.toMatchObject({ granted: 10n, leaseHeld: 10n });
+      const queued = await stores.queue.read('reader', 10, 0);
+      expect(queued).toHaveLength(2);
+    });
+
+    it('gives back and settles in either order to the same counters', async () => {
+      await stores.quota.rebuild(key, totals());
+      const first = { organizationId: key.organizationId, period: key.period };
+      await lease('edge-a', 'spend', 1000n, { need: 400n });
+      await settleLease('edge-a', 'spend', 100n, 1000n);
+      await lease('edge-a', 'spend', 1000n, { giveBack: 250n });
+      const settledFirst = await stores.quota.counters(first, 'spend');
+
+      key = { organizationId: randomUUID(), period: key.period };
+      await stores.quota.rebuild(key, totals());
+      await lease('edge-a', 'spend', 1000n, { need: 400n });
+      await lease('edge-a', 'spend', 1000n, { giveBack: 250n });
+      await settleLease('edge-a', 'spend', 100n, 1000n);
+      expect(settledFirst).toEqual({ used: 100n, credits: 0n, held: 50n });
+      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual(settledFirst);
+      // Giving back more than is held takes it to 0 and removes the lease.
+      await expect(lease('edge-a', 'spend', 1000n, { giveBack: 500n })).resolves.toMatchObject({ kind: 'granted', leaseHeld: null, counters: { held: 0n } });
+    });
+
+    it("gives an expired lease's slice back, and then only counts the usage of its late calls", async () => {
+      await stores.quota.rebuild(key, totals());
+      await lease('edge-a', 'spend', 1000n, { need: 800n, ttlMs: 1000 });
+      await expect(lease('edge-b', 'spend', 1000n, { need: 300n, nowMs: now + 999 })).resolves.toMatchObject({ kind: 'denied' });
+      await expect(lease('edge-b', 'spend', 1000n, { need: 300n, nowMs: now + 1000 })).resolves.toMatchObject({
+        kind: 'granted',
+        counters: { held: 300n },
+      });
+      await expect(settleLease('edge-a', 'spend', 100n, 1000n)).resolves.toMatchObject({ counters: { used: 100n, held: 300n } });
+    });
+
+    it('renews: a lease asked for nothing lasts another term', async () => {
+      await stores.quota.rebuild(key, totals());
+      await lease('edge-a', 'spend', 1000n, { need: 500n, ttlMs: 1000 });
+      await expect(lease('edge-a', 'spend', 1000n, { nowMs: now + 900, ttlMs: 1000 })).resolves.toMatchObject({ kind: 'granted', granted: 0n, leaseHeld: 500n });
+      await expect(lease('edge-b', 'spend', 1000n, { need: 600n, nowMs: now + 1500 })).resolves.toMatchObject({ kind: 'denied' });
+      await expect(lease('edge-b', 'spend', 1000n, { need: 600n, nowMs: now + 1900 })).resolves.toMatchObject({ kind: 'granted', counters: { held: 600n } });
+      // A renewal of a lease that holds nothing leaves none.
+      await expect(lease('edge-c', 'spend', 1000n)).resolves.toMatchObject({ kind: 'granted', leaseHeld: null });
+    });
+
+    it.each([
+      ['spend', 1000n, totals({ spend: 300n }), 70n, 10, { used: 1000n, credits: 0n, held: 0n }],
+      ['requests', 4n, totals({ requests: 1n }, 2n), 1n, 5, { used: 6n, credits: 0n, held: 0n }],
+    ] as const)('lets two holders drain a %s allowance to exactly zero', async (meter, limit, loaded, cost, calls, drained) => {
+      await stores.quota.rebuild(key, loaded);
+      // Each holder's slice as it counts it: what its lease holds, since every call uses what it needed.
+      const slices = new Map<string, bigint>();
+      let served = 0;
+      let refusedInARow = 0;
+      for (let call = 0; refusedInARow < 2; call += 1) {
+        const holder = call % 2 === 0 ? 'edge-a' : 'edge-b';
+        let slice = slices.get(holder) ?? 0n;
+        if (slice < cost) {
+          const outcome = await lease(holder, meter, limit, { need: cost - slice, want: cost * 3n });
+          if (outcome.kind !== 'granted') {
+            refusedInARow += 1;
+            continue;
+          }
+          slice += outcome.granted;
+        }
+        refusedInARow = 0;
+        slices.set(holder, slice - cost);
+        await settleLease(holder, meter, cost, limit);
+        served += 1;
+      }
+      expect(served).toBe(calls);
+      expect([...slices.values()]).toEqual([0n, 0n]);
+      await expect(stores.quota.counters(key, meter)).resolves.toEqual(drained);
+    });
+
+    it('announces credits granted and an own allowance set or removed, loaded or not', async () => {
+      const heard: string[] = [];
+      let allHeard: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (allHeard = resolve));
+      const unsubscribe = stores.changes.subscribe((organizationId) => {
+        heard.push(organizationId);
+        if (heard.length === 4) allHeard();
+      });
+      try {
+        await stores.quota.addCredits(key, 1n);
+        await stores.quota.rebuild(key, totals());
+        await stores.quota.addCredits(key, 1n);
+        await stores.quota.setSpendAllowance(key, 10n);
+        await stores.quota.setSpendAllowance(key, null);
+        await done;
+      } finally {
+        unsubscribe();
+      }
+      expect(heard).toEqual(Array.from({ length: 4 }, () => key.organizationId));
     });
   });
 

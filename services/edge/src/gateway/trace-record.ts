@@ -47,6 +47,7 @@ export function traceRecord(req: Request, call: CallSummary): TraceRecord {
     subject: subjectOf(call.principal),
     requestId: call.requestId,
     reservationId: call.reservationId,
+    leaseId: '',
     apiKeyId: call.principal.apiKeyId,
     principal: principalName(call.principal),
     ...clientLabelOf(req),

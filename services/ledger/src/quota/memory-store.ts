@@ -1,8 +1,9 @@
 import type { MeterName } from '@gateway/lib/catalog';
+import type { MemoryAllowanceChanges } from '../leases/changes';
 import type { MemoryRecordQueue } from '../queue/memory-queue';
 import { counterExpiryMs } from './key-expiry';
 import type { Counters } from './state';
-import type { CounterKey, PeriodTotals, QuotaStore, ReserveCommand, ReserveOutcome, SettleCommand, SettleOutcome } from './store';
+import type { CounterKey, LeaseCommand, LeaseOutcome, PeriodTotals, QuotaStore, ReserveCommand, ReserveOutcome, SettleCommand, SettleOutcome } from './store';
 
 interface PeriodState {
   used: Record<MeterName, bigint>;
@@ -23,16 +24,15 @@ const min = (a: bigint, b: bigint) => (a < b ? a : b);
 export class MemoryQuotaStore implements QuotaStore {
   private readonly periods = new Map<string, PeriodState>();
 
-  constructor(private readonly queue: MemoryRecordQueue) {}
+  constructor(
+    private readonly queue: MemoryRecordQueue,
+    private readonly changes: MemoryAllowanceChanges,
+  ) {}
 
   reserve({ hold, limit, enforce, nowMs, ...key }: ReserveCommand): Promise<ReserveOutcome> {
     const state = this.periods.get(this.id(key));
     if (!state) return Promise.resolve({ kind: 'missing' });
-    for (const [id, held] of state.holds) {
-      if (held.expiresAtMs > nowMs) continue;
-      state.reserved[held.meter] -= held.amount;
-      state.holds.delete(id);
-    }
+    this.sweepExpired(state, nowMs);
     const counters = this.countersOf(state, hold.meter);
     if (state.holds.has(hold.id)) return Promise.resolve({ kind: 'reserved', counters });
     const reserved = counters.held;
@@ -47,7 +47,33 @@ export class MemoryQuotaStore implements QuotaStore {
     return Promise.resolve({ kind: 'reserved', counters: this.countersOf(state, hold.meter) });
   }
 
-  settle({ holdId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+  lease({ holdId, meter, need, want, giveBack, limit, enforce, nowMs, expiresAtMs, shareDivisor, ...key }: LeaseCommand): Promise<LeaseOutcome> {
+    const state = this.periods.get(this.id(key));
+    if (!state) return Promise.resolve({ kind: 'missing' });
+    this.sweepExpired(state, nowMs);
+    this.takeFromHold(state, holdId, meter, giveBack);
+    const { used, credits, held } = this.countersOf(state, meter);
+    const left = max(0n, meter === 'spend' ? (state.spendAllowance ?? limit) - used - held : max(0n, limit - used) + credits - held);
+    let granted = 0n;
+    const denied = (need > 0n || want > 0n) && enforce && !(left > 0n && need <= left);
+    if (!denied && (need > 0n || want > 0n)) granted = max(need, min(need + want, left / shareDivisor));
+    const hold = state.holds.get(holdId);
+    const amount = (hold?.amount ?? 0n) + granted;
+    if (amount === 0n) {
+      state.holds.delete(holdId);
+    } else {
+      state.holds.set(holdId, { meter, amount, expiresAtMs });
+      state.reserved[meter] += granted;
+    }
+    return Promise.resolve({
+      kind: denied ? 'denied' : 'granted',
+      granted,
+      leaseHeld: amount === 0n ? null : amount,
+      counters: this.countersOf(state, meter),
+    });
+  }
+
+  settle({ holdId, leaseId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
     if (commitByMs !== null && Date.now() >= commitByMs) return Promise.resolve({ kind: 'late' });
     const state = this.periods.get(this.id(key));
     if (!state) return Promise.resolve({ kind: 'missing' });
@@ -60,6 +86,7 @@ export class MemoryQuotaStore implements QuotaStore {
       state.reserved[held.meter] -= held.amount;
       state.holds.delete(holdId);
     }
+    if (leaseId !== null) this.takeFromHold(state, leaseId, meter, usage);
     state.used[meter] += usage;
     state.credits -= creditsUsed;
     return Promise.resolve({ kind: 'settled', counters: this.countersOf(state, meter), creditsUsed: Number(creditsUsed) });
@@ -90,13 +117,33 @@ export class MemoryQuotaStore implements QuotaStore {
       if (micros === null) delete state.spendAllowance;
       else state.spendAllowance = micros;
     }
+    this.changes.announce(key.organizationId);
     return Promise.resolve(state !== undefined);
   }
 
   addCredits(key: CounterKey, amount: bigint): Promise<boolean> {
     const state = this.periods.get(this.id(key));
     if (state) state.credits += amount;
+    this.changes.announce(key.organizationId);
     return Promise.resolve(state !== undefined);
+  }
+
+  /** Abandoned holds (and leases nobody renewed) give their amount back. */
+  private sweepExpired(state: PeriodState, nowMs: number): void {
+    for (const [id, held] of state.holds) {
+      if (held.expiresAtMs > nowMs) continue;
+      state.reserved[held.meter] -= held.amount;
+      state.holds.delete(id);
+    }
+  }
+
+  /** Takes up to `amount` off a hold on the meter, keeping it and its expiry even at 0; relative, so takers commute. */
+  private takeFromHold(state: PeriodState, id: string, meter: MeterName, amount: bigint): void {
+    const hold = state.holds.get(id);
+    if (!hold || hold.meter !== meter) return;
+    const taken = min(amount, hold.amount);
+    hold.amount -= taken;
+    state.reserved[meter] -= taken;
   }
 
   private id({ organizationId, period }: CounterKey): string {

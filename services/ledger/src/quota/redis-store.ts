@@ -5,11 +5,13 @@ import type { LedgerKeys } from '../redis/keys';
 import { luaScript, runScript } from '../redis/scripts';
 import { counterExpiryMs } from './key-expiry';
 import type { Counters } from './state';
-import type { CounterKey, PeriodTotals, QuotaStore, ReserveCommand, ReserveOutcome, SettleCommand, SettleOutcome } from './store';
+import type { CounterKey, LeaseCommand, LeaseOutcome, PeriodTotals, QuotaStore, ReserveCommand, ReserveOutcome, SettleCommand, SettleOutcome } from './store';
 
+/** The scripts that touch holds share their rules (holds.lua). */
 const scripts = {
-  reserve: luaScript('reserve'),
-  settle: luaScript('settle'),
+  reserve: luaScript('reserve', ['holds']),
+  settle: luaScript('settle', ['holds']),
+  lease: luaScript('lease', ['holds']),
   rebuild: luaScript('rebuild'),
   addCredits: luaScript('add-credits'),
   setSpendAllowance: luaScript('set-spend-allowance'),
@@ -70,14 +72,48 @@ export class RedisQuotaStore implements QuotaStore {
     return { kind, counters: countersFrom(used, credits, held, spendAllowance) };
   }
 
-  async settle({ holdId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+  async lease({ holdId, meter, need, want, giveBack, limit, enforce, nowMs, expiresAtMs, shareDivisor, ...key }: LeaseCommand): Promise<LeaseOutcome> {
+    requireConnected(this.redis);
+    const reply = replyArray(
+      await runScript(
+        this.redis,
+        scripts.lease,
+        [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key)],
+        [
+          nowMs,
+          holdId,
+          meter,
+          need.toString(),
+          want.toString(),
+          giveBack.toString(),
+          limit.toString(),
+          enforce ? '1' : '0',
+          expiresAtMs,
+          shareDivisor.toString(),
+          counterExpiryMs(key.period),
+        ],
+      ),
+      'lease',
+    );
+    const [kind, granted, leaseHeld, used, credits, held, spendAllowance] = reply;
+    if (kind === 'missing') return { kind };
+    if (kind !== 'granted' && kind !== 'denied') throw new Error(`unexpected lease outcome ${String(kind)}`);
+    return {
+      kind,
+      granted: counter(granted),
+      leaseHeld: leaseHeld === null ? null : counter(leaseHeld),
+      counters: countersFrom(used, credits, held, spendAllowance),
+    };
+  }
+
+  async settle({ holdId, leaseId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
     requireConnected(this.redis);
     const reply = replyArray(
       await runScript(
         this.redis,
         scripts.settle,
         [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key), this.keys.stream],
-        [holdId ?? '', meter, usage.toString(), limit.toString(), record, commitByMs === null ? '' : String(commitByMs)],
+        [holdId ?? '', meter, usage.toString(), limit.toString(), record, commitByMs === null ? '' : String(commitByMs), leaseId ?? ''],
       ),
       'settle',
     );
@@ -106,11 +142,16 @@ export class RedisQuotaStore implements QuotaStore {
 
   async setSpendAllowance(key: CounterKey, micros: bigint | null): Promise<boolean> {
     requireConnected(this.redis);
-    return (await runScript(this.redis, scripts.setSpendAllowance, [this.keys.counters(key)], [micros?.toString() ?? ''])) === 1;
+    return (await runScript(this.redis, scripts.setSpendAllowance, [this.keys.counters(key)], [micros?.toString() ?? '', ...this.announcement(key)])) === 1;
   }
 
   async addCredits(key: CounterKey, amount: bigint): Promise<boolean> {
     requireConnected(this.redis);
-    return (await runScript(this.redis, scripts.addCredits, [this.keys.counters(key)], [amount.toString()])) === 1;
+    return (await runScript(this.redis, scripts.addCredits, [this.keys.counters(key)], [amount.toString(), ...this.announcement(key)])) === 1;
+  }
+
+  /** The channel and message that announce a change of the organization's allowance (leases/redis-changes.ts). */
+  private announcement({ organizationId }: CounterKey): string[] {
+    return [this.keys.allowanceChanges, organizationId];
   }
 }

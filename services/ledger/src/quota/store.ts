@@ -30,6 +30,12 @@ export interface ReserveCommand extends CounterKey {
 export interface SettleCommand extends CounterKey {
   /** The hold to release, if the request reserved one. */
   holdId: string | null;
+  /**
+   * The lease hold the call was admitted against, in place of a hold of its
+   * own: the usage comes off it (at most what it holds), and it stays, with
+   * its expiry, for the holder's next calls. Gone (expired): the usage only counts.
+   */
+  leaseId: string | null;
   meter: MeterName;
   /** Micro-dollars (`spend`) or requests (`requests`, `legacy`) to count. */
   usage: bigint;
@@ -43,11 +49,38 @@ export interface SettleCommand extends CounterKey {
   commitByMs: number | null;
 }
 
+/** One holder's ask on its lease (see QuotaStore.lease). */
+export interface LeaseCommand extends CounterKey {
+  /** `lease:<holder id>:<meter>` (leaseHoldId): one hold per holder and meter, kept across grants. */
+  holdId: string;
+  meter: MeterName;
+  /** What the call waiting on the answer must hold: granted whole, or (enforced) refused. */
+  need: bigint;
+  /** How much more than `need` the holder would take for its next calls. */
+  want: bigint;
+  /** Taken off the hold first, at most what it holds. */
+  giveBack: bigint;
+  limit: bigint;
+  /** False: measured, never refused (legacy credentials). */
+  enforce: boolean;
+  nowMs: number;
+  /** The hold's expiry once the answer leaves one. */
+  expiresAtMs: number;
+  /** What is granted beyond `need` is at most what is left divided by this. */
+  shareDivisor: bigint;
+}
+
 /**
  * `missing`: the period's counters are not loaded (first use, or the store lost them).
  * A refusal's counters include what holds in flight took (`held`), which is why it was refused.
  */
 export type ReserveOutcome = { kind: 'missing' } | { kind: 'reserved' | 'denied'; counters: Counters };
+/**
+ * `granted` (possibly nothing, for a renewal) or `denied` (enforced, and `need`
+ * did not fit); `leaseHeld` is what the lease's hold holds after, null when
+ * there is no hold. The counters include every hold, the lease's too.
+ */
+export type LeaseOutcome = { kind: 'missing' } | { kind: 'granted' | 'denied'; granted: bigint; leaseHeld: bigint | null; counters: Counters };
 export type SettleOutcome = { kind: 'missing' } | { kind: 'late' } | { kind: 'settled'; counters: Counters; creditsUsed: number };
 
 /** A period's settled totals from Postgres, to load counters from. */
@@ -68,7 +101,15 @@ export interface QuotaStore {
   /** Holds the amount unless enforcement applies and it does not fit. */
   reserve(command: ReserveCommand): Promise<ReserveOutcome>;
   /**
-   * Releases the hold, counts the usage, consumes purchased credits past the
+   * Releases expired holds, takes `giveBack` off the holder's lease, then
+   * (unless `need` and `want` are both 0: a renewal) grants `need` and a
+   * share of what is left up to `need + want`, or refuses when enforcement
+   * applies and `need` does not fit. Any answer that leaves a hold renews its
+   * expiry; a hold left at 0 with nothing granted is removed.
+   */
+  lease(command: LeaseCommand): Promise<LeaseOutcome>;
+  /**
+   * Releases the hold (or takes the usage off the lease), counts the usage, consumes purchased credits past the
    * limit, and appends `record` to the record queue, all in one step.
    */
   settle(command: SettleCommand, record: string): Promise<SettleOutcome>;
@@ -76,8 +117,12 @@ export interface QuotaStore {
   counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined>;
   /** Loads the period from Postgres totals, unless another caller loaded it first. */
   rebuild(key: CounterKey, totals: PeriodTotals): Promise<void>;
-  /** Sets (or, with null, removes) the organization's own spend allowance on a loaded period; false when it is not loaded. */
+  /**
+   * Sets (or, with null, removes) the organization's own spend allowance on a
+   * loaded period; false when it is not loaded. Announced to allowance-change
+   * watchers either way (leases/changes.ts).
+   */
   setSpendAllowance(key: CounterKey, micros: bigint | null): Promise<boolean>;
-  /** Adds purchased credits to a loaded period; false when it is not loaded. */
+  /** Adds purchased credits to a loaded period; false when it is not loaded. Announced to allowance-change watchers either way. */
   addCredits(key: CounterKey, amount: bigint): Promise<boolean>;
 }

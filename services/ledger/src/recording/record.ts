@@ -33,14 +33,23 @@ export async function recordRequest(
   now = new Date(),
 ): Promise<RecordResult> {
   const rule = meterFor(record.subject, deps.catalog);
-  // A request counts in the period it reserved in, else the one it started in.
-  const period = record.reservationId ? periodFromKey(record.reservationId.period) : periodOf(record.startedAt);
+  // A request counts in the period it reserved (or leased) in, else the one it started in.
+  const admittedIn = record.reservationId?.period ?? record.leaseId?.period;
+  const period = admittedIn ? periodFromKey(admittedIn) : periodOf(record.startedAt);
   const key = { organizationId: record.subject.organizationId, period: period.key };
   const payload = JSON.stringify(buildPayload(record, rule.meter, period, now));
   try {
     const outcome = await withLoadedCounters(deps, key, now, () =>
       deps.quota.settle(
-        { ...key, holdId: record.reservationId?.holdId ?? null, meter: rule.meter, usage: usageOf(record, rule.meter), limit: rule.limit, commitByMs },
+        {
+          ...key,
+          holdId: record.reservationId?.holdId ?? null,
+          leaseId: record.leaseId?.holdId ?? null,
+          meter: rule.meter,
+          usage: usageOf(record, rule.meter),
+          limit: rule.limit,
+          commitByMs,
+        },
         payload,
       ),
     );

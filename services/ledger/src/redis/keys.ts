@@ -13,6 +13,8 @@ export interface LedgerKeys {
   stream: string;
   /** Its one consumer group. */
   group: string;
+  /** The pub/sub channel on which an organization's allowance changes are announced (leases/changes.ts). */
+  allowanceChanges: string;
 }
 
 export const DEFAULT_KEY_PREFIX = 'ledger';
@@ -25,5 +27,6 @@ export function ledgerKeys(prefix = DEFAULT_KEY_PREFIX): LedgerKeys {
     holdExpiries: (key) => `${counters(key)}:hold-expiries`,
     stream: `${prefix}:records`,
     group: 'ledger-writers',
+    allowanceChanges: `${prefix}:allowance-changes`,
   };
 }

@@ -10,8 +10,11 @@ export interface LuaScript {
   sha: string;
 }
 
-export function luaScript(name: string): LuaScript {
-  const source = readFileSync(join(__dirname, '..', 'quota', 'lua', `${name}.lua`), 'utf8');
+const luaSource = (name: string) => readFileSync(join(__dirname, '..', 'quota', 'lua', `${name}.lua`), 'utf8');
+
+/** The script, after the shared files it uses (their functions, one copy of each rule for every script). */
+export function luaScript(name: string, prelude: string[] = []): LuaScript {
+  const source = [...prelude, name].map(luaSource).join('\n');
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 

@@ -1,18 +1,20 @@
 import type { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { DomainError } from '@gateway/lib/errors';
-import type { UnaryHandlers } from '@gateway/lib/grpc';
+import type { ServiceHandlers } from '@gateway/lib/grpc';
 import type { LedgerDeps, LedgerSettings } from '../deps';
+import { allowanceChangesUntil } from '../leases/changes';
+import { leaseAllowance } from '../leases/lease';
 import { outageLog } from '../outage-log';
 import { checkQuota, currentQuota } from '../quota/check';
 import { commitDeadline } from '../recording/commit-deadline';
 import { recordRequest } from '../recording/record';
 import { toProtoQuota } from './quota-state';
-import { checkQuotaSchema, getQuotaSchema, recordSchema } from './schemas';
+import { checkQuotaSchema, getQuotaSchema, leaseSchema, recordSchema, watchLeasesSchema } from './schemas';
 import { parseInput } from '@gateway/lib/validation';
 import { gatewayMeter } from '@gateway/lib/metrics';
 
-/** The three RPCs: validate, run the logic, shape the answer. */
-export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): UnaryHandlers<typeof LedgerServiceService> {
+/** The RPCs: validate, run the logic, shape the answer. */
+export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): ServiceHandlers<typeof LedgerServiceService> {
   const holdTtlMs = settings.reservationTtlSeconds * 1000;
   const recordOutage = outageLog(deps.logger, 'record');
   const quotaOutage = outageLog(deps.logger, 'quota');
@@ -21,6 +23,12 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
   });
   const records = gatewayMeter().createCounter('ledger.records', {
     description: 'Records taken (accepted: in the durable queue, `x-service-metered: true`) or not, and why not (refused: store, late).',
+  });
+  const leases = gatewayMeter().createCounter('ledger.leases', {
+    description: 'Lease answers, by whether they granted (a renewal grants nothing and counts as granted) and the meter.',
+  });
+  const watchers = gatewayMeter().createUpDownCounter('ledger.lease.watchers', {
+    description: 'WatchLeases streams open on this process.',
   });
   /** Unavailability is logged once per outage here; the RPC layer logs nothing for it. */
   const watched = async <T>(operation: Promise<T>): Promise<T> => {
@@ -52,6 +60,27 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Unar
     getQuota: async (request) => {
       const { subject } = parseInput(getQuotaSchema, request);
       return { quota: toProtoQuota(await watched(currentQuota(deps, subject))) };
+    },
+    lease: async (request) => {
+      const decision = await watched(leaseAllowance(deps, parseInput(leaseSchema, request), settings.lease));
+      leases.add(1, { granted: decision.granted, meter: decision.quota.meter });
+      return {
+        granted: decision.granted,
+        grantedAmount: decision.grantedAmount.toString(),
+        leaseId: decision.leaseId ?? '',
+        validForMs: settings.lease.ttlMs,
+        quota: toProtoQuota(decision.quota),
+        retryAfterSeconds: decision.retryAfterSeconds,
+      };
+    },
+    watchLeases: async function* (request, { signal }) {
+      parseInput(watchLeasesSchema, request);
+      watchers.add(1);
+      try {
+        for await (const organizationId of allowanceChangesUntil(deps.allowanceChanges, signal)) yield { organizationId };
+      } finally {
+        watchers.add(-1);
+      }
     },
   };
 }

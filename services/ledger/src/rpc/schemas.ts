@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { meters } from '@gateway/lib/catalog';
 import { errorMapping } from '@gateway/lib/errors';
+import { isStorableText, storableText } from '@gateway/lib/storable-text';
 import { principals } from '../db/tables/traces';
 import type { MeteredSubject } from '../quota/meter';
 import { isPeriodKey } from '../quota/period';
@@ -70,11 +72,48 @@ const reservationId = z
     return { period, holdId };
   });
 
+const HOLDER_ID_MAX = 200;
+/** One edge replica's name for itself; it becomes part of a Redis hash field (the lease's hold). */
+const holderId = storableText()
+  .min(1, 'is required')
+  .max(HOLDER_ID_MAX, `must be at most ${HOLDER_ID_MAX} characters`);
+
+/** Lease amounts are computed with in Lua, whose numbers are exact up to 2^53 ($9 billion in micro-dollars). */
+const leaseAmount = int64.refine((value) => value <= BigInt(Number.MAX_SAFE_INTEGER), `must be at most ${Number.MAX_SAFE_INTEGER}`);
+
+export const leaseSchema = z.object({
+  subject,
+  holderId,
+  need: leaseAmount,
+  want: leaseAmount,
+  giveBack: leaseAmount,
+});
+export type ValidLease = z.infer<typeof leaseSchema>;
+
+export const watchLeasesSchema = z.object({ holderId });
+
+/** `YYYY-MM:lease:<holder id>:<meter>`: the period the lease was held in, and its hold (leases/lease.ts). */
+const LEASE_HOLD = new RegExp(`^lease:(.+):(?:${meters.join('|')})$`, 's');
+const leaseId = z
+  .string()
+  .refine((value) => {
+    if (value === '') return true;
+    const separator = value.indexOf(':');
+    const holder = LEASE_HOLD.exec(value.slice(separator + 1))?.[1];
+    return isPeriodKey(value.slice(0, separator)) && holder !== undefined && holder.length <= HOLDER_ID_MAX && isStorableText(holder);
+  }, 'must be empty or a lease_id returned by Lease')
+  .transform((value) => {
+    if (value === '') return null;
+    const separator = value.indexOf(':');
+    return { period: value.slice(0, separator), holdId: value.slice(separator + 1) };
+  });
+
 export const recordSchema = z
   .object({
     subject,
     requestId,
     reservationId,
+    leaseId,
     apiKeyId: optionalUuid,
     principal: z.enum(principals, { error: `must be one of ${principals.join(', ')}` }),
     clientLabel: optionalText(200),
@@ -103,5 +142,9 @@ export const recordSchema = z
   .refine((record) => record.reservationId === null || record.reservationId.holdId === record.requestId, {
     path: ['reservationId'],
     message: 'belongs to another request_id',
+  })
+  .refine((record) => record.reservationId === null || record.leaseId === null, {
+    path: ['leaseId'],
+    message: 'must be empty when reservation_id is set: a call is admitted by a reservation or a lease, not both',
   });
 export type ValidRecord = z.infer<typeof recordSchema>;

@@ -179,6 +179,7 @@ export function recordOf(who: Subject, overrides: Partial<RecordRequest> = {}): 
     subject: who,
     requestId: newRequestId(),
     reservationId: '',
+    leaseId: '',
     apiKeyId: randomUUID(),
     principal: 'api_key',
     clientLabel: 'ledger-test',

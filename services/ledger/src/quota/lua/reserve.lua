@@ -1,4 +1,4 @@
--- Reserves a hold on a meter of one organization's period, atomically.
+-- Reserves a hold on a meter of one organization's period, atomically (holds.lua is loaded ahead).
 -- KEYS[1] counters hash, KEYS[2] holds hash (id -> "meter:amount"),
 -- KEYS[3] hold expiries sorted set (id scored by expiry, ms)
 -- ARGV[1] now (ms), ARGV[2] hold id, ARGV[3] meter, ARGV[4] amount,
@@ -10,18 +10,7 @@
 local counters, holds, expiries = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
--- Abandoned holds give their amount back here, before the admission check.
-local expired = redis.call('ZRANGEBYSCORE', expiries, '-inf', ARGV[1], 'LIMIT', 0, 100)
-for _, id in ipairs(expired) do
-  local hold = redis.call('HGET', holds, id)
-  if hold then
-    local held_meter, held_amount = string.match(hold, '^(%a+):(%d+)$')
-    -- Amounts are decimal strings (exact past 2^53); Redis refuses "-0".
-    if held_amount ~= '0' then redis.call('HINCRBY', counters, held_meter .. '_reserved', '-' .. held_amount) end
-    redis.call('HDEL', holds, id)
-  end
-  redis.call('ZREM', expiries, id)
-end
+sweep_expired(counters, holds, expiries, ARGV[1])
 
 local meter = ARGV[3]
 local used = redis.call('HGET', counters, meter .. '_used') or '0'

@@ -1,9 +1,10 @@
--- Settles one request and appends its record to the stream, atomically.
+-- Settles one request and appends its record to the stream, atomically (holds.lua is loaded ahead).
 -- KEYS[1] counters hash, KEYS[2] holds hash, KEYS[3] hold expiries, KEYS[4] record stream
 -- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON),
--- ARGV[6] commit-by instant in epoch ms ("" when none)
+-- ARGV[6] commit-by instant in epoch ms ("" when none), ARGV[7] lease hold id the usage comes off ("" when none)
 -- Returns {"late"}, {"missing"} or {"settled", used, credits, credits_used, held, spend_allowance or
--- false}: held is what the other holds in flight on the meter add up to once this one is released.
+-- false}: held is what the other holds in flight on the meter add up to once this one is released
+-- (a lease's hold included, less this call's usage).
 local counters, holds, expiries, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 -- The caller has stopped waiting (or is about to): its answer says "not metered", so nothing may
@@ -27,16 +28,9 @@ end
 -- The append goes first: if it fails, nothing below runs and the counters stay as they were.
 redis.call('XADD', stream, '*', 'record', ARGV[5], 'credits_used', credits_used)
 
-if ARGV[1] ~= '' then
-  local hold = redis.call('HGET', holds, ARGV[1])
-  if hold then
-    local held_meter, held_amount = string.match(hold, '^(%a+):(%d+)$')
-    -- Amounts are decimal strings (exact past 2^53); Redis refuses "-0".
-    if held_amount ~= '0' then redis.call('HINCRBY', counters, held_meter .. '_reserved', '-' .. held_amount) end
-    redis.call('HDEL', holds, ARGV[1])
-    redis.call('ZREM', expiries, ARGV[1])
-  end
-end
+if ARGV[1] ~= '' then release_hold(counters, holds, expiries, ARGV[1]) end
+-- A lease's hold pays for the call out of what it holds; past its expiry it is gone and the usage only counts.
+if ARGV[7] ~= '' and usage ~= '0' then take_from_hold(counters, holds, ARGV[7], meter, tonumber(usage)) end
 if usage ~= '0' then redis.call('HINCRBY', counters, meter .. '_used', usage) end
 if credits_used > 0 then redis.call('HINCRBY', counters, 'credits', -credits_used) end
 return {

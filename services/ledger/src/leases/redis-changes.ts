@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import type { Logger } from '@gateway/lib/logging';
+import type { Redis } from '@gateway/lib/redis';
+import type { AllowanceChanges } from './changes';
+
+/** The store's scripts publish the organization id alone (quota/lua/add-credits.lua, set-spend-allowance.lua). */
+const announcement = z.guid();
+
+export interface RedisAllowanceChanges extends AllowanceChanges {
+  /** Settles once the subscription made at the last connection stands (or failed, which is logged). */
+  subscribed(): Promise<void>;
+}
+
+/**
+ * One subscription per ledger process on the allowance-changes channel
+ * (LedgerKeys.allowanceChanges), fanned out to its listeners. The connection
+ * is the subscriber's alone: a subscribed connection can do nothing else. It
+ * subscribes again at every reconnection; what is published while it is
+ * down is not heard (a holder's leases still end with their term unless
+ * renewed, and every answer carries the counters as they are).
+ */
+export function redisAllowanceChanges(subscriber: Redis, channel: string, logger: Logger): RedisAllowanceChanges {
+  const listeners = new Set<(organizationId: string) => void>();
+  subscriber.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    const parsed = announcement.safeParse(text);
+    if (!parsed.success) {
+      logger.warn({ channel }, 'unreadable allowance change announcement: dropped');
+      return;
+    }
+    for (const listener of listeners) listener(parsed.data);
+  });
+  let subscription = Promise.resolve();
+  const subscribe = () => {
+    subscription = subscriber.subscribe(channel).then(
+      () => undefined,
+      (error: unknown) => logger.warn({ err: error }, 'could not subscribe to allowance changes; holders learn of them from the counters of their next Lease answer'),
+    );
+  };
+  subscriber.on('ready', subscribe);
+  if (subscriber.status === 'ready') subscribe();
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    subscribed: () => subscription,
+  };
+}

@@ -1,0 +1,89 @@
+import { DomainError } from '@gateway/lib/errors';
+import { testRedisUrl } from '../../../test/support/databases';
+import type { ServiceProcess } from '../../../test/support/processes';
+import { openLedgerAdmin, type LedgerAdmin } from '../src/admin';
+import { currentPeriodKey, eventually, openLedgerSuite, recordOf, scrapeMetric, subject, type LedgerClient, type LedgerSuite } from './support/ledger';
+
+/** Lease, Record against a lease, and WatchLeases on a real ledger process over real Postgres and Redis. */
+describe('ledger leases', () => {
+  let suite: LedgerSuite;
+  let ledger: ServiceProcess;
+  let client: LedgerClient;
+  let admin: LedgerAdmin;
+
+  beforeAll(async () => {
+    suite = await openLedgerSuite('leases');
+    ({ ledger, client } = await suite.start());
+    admin = await openLedgerAdmin({ databaseUrl: suite.database.url, redisUrl: testRedisUrl(), keyPrefix: suite.prefix });
+  });
+
+  afterAll(async () => {
+    await admin?.close();
+    await suite?.close();
+  });
+
+  const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+
+  it('grants a slice, settles a call against it, and refuses a need past what is left', async () => {
+    // The tiny plan: 1,000 micro-dollars a month.
+    const who = subject();
+    const granted = await client.lease({ subject: who, holderId: 'edge-1', need: '100', want: '1000', giveBack: '0' });
+    expect(granted).toMatchObject({
+      granted: true,
+      // A quarter of the 1,000 left.
+      grantedAmount: '250',
+      leaseId: `${currentPeriodKey()}:lease:edge-1:spend`,
+      validForMs: 10_000,
+      retryAfterSeconds: 0,
+      quota: { allowanceMicros: '1000', spentMicros: '0', heldMicros: '250', remainingMicros: '750' },
+    });
+
+    const recorded = await client.record(recordOf(who, { leaseId: granted.leaseId, costMicros: '100' }));
+    expect(recorded).toMatchObject({ accepted: true, quota: { spentMicros: '100', heldMicros: '150', remainingMicros: '750' } });
+
+    const refused = await client.lease({ subject: who, holderId: 'edge-2', need: '751', want: '0', giveBack: '0' });
+    expect(refused).toMatchObject({ granted: false, grantedAmount: '0', leaseId: '', quota: { remainingMicros: '750' } });
+    expect(refused.retryAfterSeconds).toBeGreaterThan(0);
+
+    // Given back whole: nothing is held, and no lease is named.
+    await expect(client.lease({ subject: who, holderId: 'edge-1', need: '0', want: '0', giveBack: '150' })).resolves.toMatchObject({
+      granted: true,
+      leaseId: '',
+      quota: { spentMicros: '100', heldMicros: '0', remainingMicros: '900' },
+    });
+  });
+
+  it('names the field of a bad ask', async () => {
+    const error = await rejection(client.lease({ subject: subject(), holderId: '', need: '1', want: '0', giveBack: '0' }));
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ kind: 'validation', field: 'holder_id' });
+    await expect(rejection(client.lease({ subject: subject(), holderId: 'edge-1', need: '-1', want: '0', giveBack: '0' }))).resolves.toMatchObject({
+      kind: 'validation',
+      field: 'need',
+    });
+    await expect(
+      rejection(client.lease({ subject: subject(), holderId: 'edge-1', need: '0', want: '9007199254740992', giveBack: '0' })),
+    ).resolves.toMatchObject({ kind: 'validation', field: 'want' });
+    await expect(rejection(client.record(recordOf(subject(), { leaseId: 'edge-1' })))).resolves.toMatchObject({ kind: 'validation', field: 'lease_id' });
+    const reservedAndLeased = recordOf(subject(), { leaseId: `${currentPeriodKey()}:lease:edge-1:spend` });
+    await expect(rejection(client.record({ ...reservedAndLeased, reservationId: `${currentPeriodKey()}:${reservedAndLeased.requestId}` }))).resolves.toMatchObject({
+      kind: 'validation',
+      field: 'lease_id',
+    });
+  });
+
+  it('tells an open WatchLeases stream of a credit grant made through the admin path', async () => {
+    const abort = new AbortController();
+    const changes = client.watchLeases({ holderId: 'edge-1' }, { signal: abort.signal })[Symbol.asyncIterator]();
+    try {
+      const next = changes.next();
+      // The stream is open on the ledger once it counts it; the grant is announced from another process.
+      await eventually(async () => ((await scrapeMetric(ledger, 'ledger_lease_watchers')) === 1 ? true : undefined), 15_000, 'the stream open');
+      const { organizationId } = subject();
+      await admin.grantCredits({ organizationId, amount: 5 });
+      await expect(next).resolves.toEqual({ done: false, value: { organizationId } });
+    } finally {
+      abort.abort();
+    }
+  });
+});
