@@ -4,7 +4,7 @@ import { parseInput } from '@gateway/lib/validation';
 import { gatewayMeter } from '@gateway/lib/metrics';
 import { z } from 'zod';
 import type { RouterDeps } from '../deps';
-import { createRouter } from '../routing/router';
+import { createRouter } from '@gateway/lib/routing';
 
 const count = z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 or more');
 

@@ -1,8 +1,8 @@
-import { CatalogError, loadCatalog, parseCatalog, type CatalogFile } from '@gateway/lib/catalog';
-import { DomainError } from '@gateway/lib/errors';
+import { CatalogError, loadCatalog, parseCatalog, type CatalogFile } from '../catalog';
+import { DomainError } from '../errors';
 import fc from 'fast-check';
-import { SCORING_EXAMPLES } from '../../test/scoring-examples';
-import { SCORED_TIERS } from '../scoring';
+import { SCORING_EXAMPLES } from './scoring/scoring-examples';
+import { SCORED_TIERS } from './scoring';
 import { createRouter, type RouteInput } from './router';
 
 const model = (id: string, tier: string, unsupported: string[] = []) => ({

@@ -1,4 +1,4 @@
-import type { CatalogModel } from '@gateway/lib/catalog';
+import type { CatalogModel } from '../catalog';
 
 /**
  * The request's top-level parameters that the served model rejects, per the

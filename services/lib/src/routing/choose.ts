@@ -1,4 +1,4 @@
-import type { Catalog, CatalogModel, CatalogPlan } from '@gateway/lib/catalog';
+import type { Catalog, CatalogModel, CatalogPlan } from '../catalog';
 import { missingTierModel, unknownModel } from './errors';
 
 /** The model name that asks the router to choose. */

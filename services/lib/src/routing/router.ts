@@ -1,5 +1,5 @@
-import { CatalogError, type Catalog, type CatalogModel } from '@gateway/lib/catalog';
-import { SCORED_TIERS, scoreRequest, type ScoreSignal, type ScoringInput } from '../scoring';
+import { CatalogError, type Catalog, type CatalogModel } from '../catalog';
+import { SCORED_TIERS, scoreRequest, type ScoreSignal, type ScoringInput } from './scoring';
 import { chooseModel, type ModelRequest, type RouteReason } from './choose';
 import { droppedParams } from './dropped-params';
 import { unknownPlan } from './errors';
