@@ -33,6 +33,7 @@ import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledge
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
+import { routingSource } from '@gateway/router/routing-policy';
 import { startRouterServer } from '@gateway/router/server';
 import { startSimulator } from '@gateway/simulator/server';
 import { TRACES_SCHEMA, checkTracesReadable, settingsFrom, startUsageServer, usageSettingsShape, type TracesDatabase } from '@gateway/usage/server';
@@ -117,7 +118,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       grpcListen,
       databaseCheck,
     ),
-    startRouterServer({ catalog, logger: loggers.router }, grpcListen, []),
+    startRouterServer({ routing: routingSource(catalog), logger: loggers.router }, grpcListen, []),
     startPricingServer({ prices: priceListSource(catalog), logger: loggers.pricing }, grpcListen, []),
     startLedgerServer(
       { db: ledgerDb.db, quota: new MemoryQuotaStore(queue, allowanceChanges), queue, catalog, allowanceChanges, logger: loggers.ledger },
