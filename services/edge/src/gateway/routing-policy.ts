@@ -1,7 +1,7 @@
 import type { PromiseClient, ReadinessProbe } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
 import { holdLatest, type Held, type Resubscribe } from '@gateway/lib/published';
-import { answerRoute, createRouter, routingPolicyFromMessage, type Router } from '@gateway/lib/routing';
+import { answerRoute, countRouteDecision, createRouter, routingPolicyFromMessage, type Router } from '@gateway/lib/routing';
 import type { RouterServiceService, RouteRequest, RouteResponse } from '@gateway/proto/gen/gateway/router/v1/router';
 
 /** The router's latest routing policy, bound to lib's routing code; until one arrives, edge asks `Route`. */
@@ -35,10 +35,14 @@ export interface RoutingBackends {
  * Routes with the policy held and lib's routing code, which answers exactly
  * as `Route` would (docs/decisions.md#the-routing-policy-edge-holds); with no
  * policy yet, asks `Route`. Its errors are Route's, through the same mapping.
+ * A decision made here is counted here, as the router counts its own.
  */
 export async function routeCall({ router, routingPolicy }: RoutingBackends, request: RouteRequest): Promise<RouteResponse> {
   const held = routingPolicy?.current();
-  return held ? answerRoute(held, request) : router.route(request);
+  if (!held) return router.route(request);
+  const answer = answerRoute(held, request);
+  countRouteDecision(answer);
+  return answer;
 }
 
 /** Routing is required to be ready: a policy held is enough, the router serving `Route` is the other way. */
