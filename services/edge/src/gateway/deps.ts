@@ -7,6 +7,7 @@ import type { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v
 import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import type { ProviderClient } from '../provider';
 import type { HeldPriceList } from './price-list';
+import type { HeldRoutingPolicy } from './routing-policy';
 import type { RecordTiming } from './backends';
 import type { PrincipalCache } from './principal-cache';
 import type { ProviderKeySettings } from './provider-keys';
@@ -27,6 +28,8 @@ export interface GatewayBackends {
   settings: GatewaySettings;
   /** The price list pricing publishes, held to price answers locally; absent, every answer asks `Price`. */
   priceList?: HeldPriceList;
+  /** The routing policy the router publishes, held to route locally; absent, every request asks `Route`. */
+  routingPolicy?: HeldRoutingPolicy;
   /** Recent verifications, kept coherent with auth through Redis; absent where edge has no Redis. */
   principals?: PrincipalCache;
 }
