@@ -6,8 +6,8 @@
  */
 import { cpus } from 'node:os';
 import { z } from 'zod';
-import { scoreRequest, type ScoringInput } from '@gateway/router/scoring';
-import { SCORING_EXAMPLES } from '../../services/router/test/scoring-examples';
+import { scoreRequest, type ScoringInput } from '@gateway/lib/routing';
+import { SCORING_EXAMPLES } from '../../services/lib/src/routing/scoring/scoring-examples';
 
 const scorings = z.coerce.number().int().min(1000).default(100_000).parse(process.argv[2]);
 const WARM_UP = 20_000;

@@ -6,13 +6,15 @@ import { startE2e, type E2e } from './support/harness';
 import { scrape, total } from '../support/prometheus';
 import { streamRaw } from './support/http';
 import { committedTrace } from './support/ledger';
+import { routingPolicyHeld } from './support/routing-policy';
 import { simulatorDirective, simulatorStats } from './support/simulator';
 
 /**
  * How the gateway degrades (docs/decisions.md#the-gateway), each backend stopped for real and
  * restarted after: the ledger and pricing are best-effort (200, unmetered
- * or unpriced), auth and the router are not (503, and nothing reaches the
- * provider). Then provider failures: 5xx, 429, reset and timeout.
+ * or unpriced), auth is not (503, and nothing reaches the provider), and the
+ * router is not either until edge holds its routing policy
+ * (docs/decisions.md#the-routing-policy-edge-holds). Then provider failures: 5xx, 429, reset and timeout.
  */
 jest.setTimeout(90_000);
 
@@ -139,19 +141,52 @@ describe('with a backend down', () => {
     await recovered((headers) => headers.get('x-service-priced') === 'true', 'a priced call after pricing restarted');
   });
 
-  it.each(['router', 'auth'] as const)('answers 503 internal while %s is down, and serves nothing', async (service) => {
+  /** Served nothing while `down`: 503 internal, no model, nothing reached the provider. */
+  async function servesNothing(): Promise<void> {
     const before = await chatCount();
-    await e2e.stack.services[service].stop();
+    const { body, headers } = expectApiError(await failure(ask()), 503, 'internal');
+    expect(body.message).not.toMatch(/at .*\.ts|Error:/);
+    // Nothing was served unauthenticated or unrouted.
+    expect(headers.get('x-service-model')).toBe('');
+    expect(await chatCount()).toBe(before);
+  }
+
+  it('answers 503 internal while auth is down, and serves nothing', async () => {
+    await e2e.stack.services.auth.stop();
     try {
-      const { body, headers } = expectApiError(await failure(ask()), 503, 'internal');
-      expect(body.message).not.toMatch(/at .*\.ts|Error:/);
-      // Nothing was served unauthenticated or unrouted.
-      expect(headers.get('x-service-model')).toBe('');
-      expect(await chatCount()).toBe(before);
+      await servesNothing();
     } finally {
-      await e2e.restart(service);
+      await e2e.restart('auth');
     }
-    await recovered(() => true, `a served call after the ${service} restarted`);
+    await recovered(() => true, 'a served call after auth restarted');
+  });
+
+  it('routes with the policy it holds while the router is down, answering as the router did', async () => {
+    await routingPolicyHeld(e2e.stack.services.edge);
+    const routing = (headers: Headers) => ['x-service-model', 'x-service-tier', 'x-service-complexity', 'x-service-routed'].map((name) => headers.get(name));
+    const before = routing((await ask()).response.headers);
+    await e2e.stack.services.router.stop();
+    try {
+      const served = await chatCount();
+      const { response } = await ask();
+      expectHeaderSet(response.headers);
+      expect(routing(response.headers)).toEqual(before);
+      expect(await chatCount()).toBe(served + 1);
+    } finally {
+      await e2e.restart('router');
+    }
+  });
+
+  it('answers 503 internal, serving nothing, from an edge that started while the router was down (no policy held)', async () => {
+    await e2e.stack.services.router.stop();
+    await e2e.stack.services.edge.stop();
+    await e2e.restart('edge');
+    try {
+      await servesNothing();
+    } finally {
+      await e2e.restart('router');
+    }
+    await recovered(() => true, 'a served call after the router restarted');
   });
 });
 

@@ -39,6 +39,8 @@ describe('npm start (the embedded default)', () => {
         .withResponse();
       expect(data.choices[0]?.message.content).toBeTruthy();
       expect(response.headers.get('x-service-principal')).toBe('api_key');
+      // Edge holds the router's routing policy here too, from the handlers in the same process.
+      await eventually(async () => (embedded.output().includes('routing policy received') ? true : undefined), 'edge holding the routing policy');
       expect(response.headers.get('x-service-metered')).toBe('true');
       expect(response.headers.get('x-service-cost-usd')).toMatch(/^\d+\.\d{6}$/);
       // The usage service reads the same PGlite (the in-process writer commits a moment after the

@@ -3,6 +3,7 @@ import { findCredentials } from '../support/secrets-scan';
 import { scrape, total } from '../support/prometheus';
 import { eventually } from './support/eventually';
 import { startE2e, type Caller, type E2e } from './support/harness';
+import { routingPolicyHeld } from './support/routing-policy';
 
 /**
  * Prometheus metrics per service (docs/decisions.md#metrics), scraped from the real
@@ -19,6 +20,8 @@ let caller: Caller;
 beforeAll(async () => {
   e2e = await startE2e('e2e_metrics');
   caller = await e2e.seed({ plan: 'simulated' });
+  // Until edge holds the router's routing policy it asks Route; with it, edge routes and counts the decision.
+  await routingPolicyHeld(e2e.stack.services.edge);
   await e2e.client(caller.key).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Hello.' }] });
   // Same selector, another secret; then a selector no key has. Both are the same 401 to the caller.
   const wrongSecret = `${caller.key.slice(0, 17)}${'0'.repeat(48)}`;
@@ -39,10 +42,11 @@ describe('Prometheus metrics', () => {
     expect(total(samples, 'edge_http_duration_count', { http_route: route, http_response_status_code: '200' })).toBe(1);
     expect(total(samples, 'edge_http_duration_count', { http_route: route, http_response_status_code: '401', error_type: 'auth' })).toBe(2);
     expect(total(samples, 'edge_provider_duration_count', { stream: 'false' })).toBe(1);
-    // No Price: edge prices from the price list it holds. No CheckQuota: it admits against its lease.
-    for (const method of ['Route', 'Lease', 'Record']) {
+    // No Price, no Route and no CheckQuota: edge prices, routes and admits with the price list, the routing policy and the lease it holds.
+    for (const method of ['Lease', 'Record']) {
       expect(total(samples, 'rpc_client_duration_count', { rpc_method: method, rpc_grpc_status_code: '0' })).toBeGreaterThanOrEqual(1);
     }
+    expect(total(samples, 'rpc_client_duration_count', { rpc_method: 'Route' })).toBe(0);
   });
 
   it("gives auth's reason for each refused credential, which the 401 body never shows", async () => {
@@ -53,9 +57,11 @@ describe('Prometheus metrics', () => {
     expect(total(samples, 'rpc_server_duration_count', { ...authenticate, error_type: 'auth', reason: 'unknown_key' })).toBe(1);
   });
 
-  it('counts routing decisions by tier and model, and what the ledger leased, took and wrote', async () => {
+  it('counts routing decisions by tier and model where they are made, and what the ledger leased, took and wrote', async () => {
+    const edge = await scrape(e2e.stack.services.edge.metricsPort);
+    expect(total(edge.samples, 'router_decisions_total', { tier: 'simple', model: 'sim-small', routed: 'true' })).toBe(1);
     const router = await scrape(e2e.stack.services.router.metricsPort);
-    expect(total(router.samples, 'router_decisions_total')).toBe(1);
+    expect(total(router.samples, 'router_decisions_total')).toBe(0);
     const ledger = await scrape(e2e.stack.services.ledger.metricsPort);
     // The call's Lease, and perhaps the give-back of edge's idle lease since.
     expect(total(ledger.samples, 'ledger_leases_total', { granted: 'true', meter: 'spend' })).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,6 @@
 import './support/catalog';
+import { createPromiseClient } from '@gateway/lib/grpc';
+import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import OpenAI from 'openai';
 import { scrape, total } from '../support/prometheus';
 import type { ServiceProcess } from '../support/processes';
@@ -13,8 +15,9 @@ import { startE2e, type Caller, type E2e } from './support/harness';
  * requests and streams finish. Two edge replicas behind a balancer that
  * follows /readyz (standing in for the endpoints controller) serve steady
  * traffic while one of them is stopped mid-stream; then the same for the
- * router, two replicas that edge reaches round robin (as over a headless
- * Service's pods). Not one request fails and every stream ends whole.
+ * router, two replicas that its callers reach round robin (as over a headless
+ * Service's pods), while edge routes with the policy it holds. Not one
+ * request fails and every stream ends whole.
  */
 jest.setTimeout(240_000);
 
@@ -188,26 +191,44 @@ describe('a rolling update of edge', () => {
 });
 
 describe('a rolling update of a gRPC backend (the router)', () => {
-  it('spreads calls over both replicas, and drops none when one is stopped', async () => {
+  it("spreads Route calls over both replicas and drops none when one is stopped, while edge's traffic, routed with the policy it holds, drops none either", async () => {
     const [stopping, staying] = e2e.stack.replicasOf('router');
     if (!stopping || !staying) throw new Error('the stack runs two router replicas');
     // The edge replica the first test stopped is gone; the one it started stays.
     const edge = e2e.stack.processes().find((service) => service.name === 'edge' && service !== e2e.stack.services.edge) ?? e2e.stack.services.edge;
-    const before = [await routeCalls(stopping), await routeCalls(staying)];
+    // A caller of Route, reaching the replicas as edge's client does (one target naming both).
+    const router = createPromiseClient(RouterServiceService, { serviceName: 'router', address: `ipv4:${stopping.address},${staying.address}`, deadlineMs: 5000 });
+    const routeFailures: string[] = [];
+    let routing = true;
+    let routed = 0;
+    const routeLoad = (async () => {
+      while (routing && routed < MAX_LOAD_REQUESTS) {
+        routed += 1;
+        await router
+          .route({ requestedModel: 'auto', credentialModel: 'auto', planTier: 'simulated', messages: [{ role: 'user', content: 'hi' }], toolCount: 0, maxOutputTokens: 0, parameters: [] })
+          .catch((error: unknown) => routeFailures.push(error instanceof Error ? error.message : String(error)));
+      }
+    })();
+    try {
+      const before = [await routeCalls(stopping), await routeCalls(staying)];
+      const load = startLoad(() => baseUrlOf(edge));
+      await eventually(
+        async () => ((await routeCalls(stopping)) >= (before[0] ?? 0) + 10 && (await routeCalls(staying)) >= (before[1] ?? 0) + 10 ? true : undefined),
+        'Route calls on both router replicas',
+      );
 
-    const load = startLoad(() => baseUrlOf(edge));
-    // Round robin: both replicas take calls from the one edge connection pool.
-    await eventually(
-      async () => ((await routeCalls(stopping)) >= (before[0] ?? 0) + 10 && (await routeCalls(staying)) >= (before[1] ?? 0) + 10 ? true : undefined),
-      'Route calls on both router replicas',
-    );
+      expect(await stopping.stop()).toBe(0);
+      const afterExit = load.succeeded();
+      await eventually(async () => (load.succeeded() >= afterExit + REQUESTS_AFTER_EXIT ? true : undefined), 'traffic after the router replica exited');
+      await load.stop();
 
-    expect(await stopping.stop()).toBe(0);
-    const afterExit = load.succeeded();
-    await eventually(async () => (load.succeeded() >= afterExit + REQUESTS_AFTER_EXIT ? true : undefined), 'traffic after the router replica exited');
-    await load.stop();
-
-    expect(load.failures()).toEqual([]);
-    expect(logEvents(stopping).map(({ msg }) => msg)).toContain('drained');
+      expect(load.failures()).toEqual([]);
+      expect(logEvents(stopping).map(({ msg }) => msg)).toContain('drained');
+    } finally {
+      routing = false;
+      await routeLoad;
+      router.close();
+    }
+    expect(routeFailures).toEqual([]);
   });
 });

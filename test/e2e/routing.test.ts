@@ -2,6 +2,7 @@ import './support/catalog';
 import type OpenAI from 'openai';
 import { expectHeaderSet, usdHeader } from './support/headers';
 import { startE2e, type Caller, type E2e } from './support/harness';
+import { routingPolicyHeld } from './support/routing-policy';
 import { keyFingerprint, simulatorStats } from './support/simulator';
 import { startUpstreamRecorder, type UpstreamRecorder } from './support/upstream-recorder';
 
@@ -20,6 +21,8 @@ beforeAll(async () => {
   recorder = await startUpstreamRecorder();
   e2e = await startE2e('e2e_routing', { serviceEnv: { edge: { UPSTREAM_BASE_URL: recorder.baseUrl } } });
   recorder.forwardTo(e2e.stack.simulatorUrl);
+  // Every answer below comes from edge routing with the policy it holds, which must answer as Route did.
+  await routingPolicyHeld(e2e.stack.services.edge);
 });
 
 afterAll(async () => {

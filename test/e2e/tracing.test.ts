@@ -3,14 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { findCredentials } from '../support/secrets-scan';
 import { eventually } from './support/eventually';
 import { startE2e, type Caller, type E2e } from './support/harness';
+import { routingPolicyHeld } from './support/routing-policy';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 
 /**
  * One request is one trace (docs/api.md): every process exports its spans over
- * OTLP/HTTP to a receiver run by this suite, and the spans of edge, auth,
- * router and ledger for a call all carry the trace id the client
- * got as x-service-request-id (pricing is not asked: edge prices from the
- * price list it holds). A traceparent sent by the client is kept as
+ * OTLP/HTTP to a receiver run by this suite, and the spans of edge, auth
+ * and ledger for a call all carry the trace id the client got as
+ * x-service-request-id (pricing and the router are not asked: edge prices
+ * and routes with the price list and the routing policy it holds). A traceparent sent by the client is kept as
  * a link, never adopted as the request id. A key's repeat calls within the
  * principal cache's TTL are vouched for by edge's cache, without auth. The
  * model provider call is a span of its own, in OpenTelemetry's GenAI terms,
@@ -20,9 +21,9 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './suppo
  */
 jest.setTimeout(90_000);
 
-const TRACED_SERVICES = ['edge', 'auth', 'router', 'ledger'] as const;
+const TRACED_SERVICES = ['edge', 'auth', 'ledger'] as const;
 /** A repeat caller's trace: edge vouches for the key from its cache, so auth is not asked. */
-const CACHED_CALL_SERVICES = ['edge', 'router', 'ledger'] as const;
+const CACHED_CALL_SERVICES = ['edge', 'ledger'] as const;
 
 let receiver: OtlpReceiver;
 let e2e: E2e;
@@ -41,6 +42,8 @@ beforeAll(async () => {
   caller = await e2e.seed({ plan: 'simulated' });
   // Until edge holds pricing's price list it asks Price, which would put pricing in the first trace.
   await eventually(async () => (e2e.stack.services.edge.logs().includes('price list received') ? true : undefined), "edge holding pricing's price list");
+  // Likewise the routing policy and Route.
+  await routingPolicyHeld(e2e.stack.services.edge);
 });
 
 afterAll(async () => {
@@ -70,7 +73,7 @@ async function traceSpans(traceId: string, expected: readonly string[] = TRACED_
 }
 
 describe('one request, one trace', () => {
-  it('carries the request id as the trace id through edge, auth, router and ledger', async () => {
+  it('carries the request id as the trace id through edge, auth and ledger', async () => {
     const { response } = await e2e.client(caller.key).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Trace me.' }] }).withResponse();
     const requestId = response.headers.get('x-service-request-id') ?? '';
     expect(requestId).toMatch(/^[0-9a-f]{32}$/);
@@ -85,7 +88,6 @@ describe('one request, one trace', () => {
     expect(spans.filter((span) => span.service !== 'edge').map((span) => `${span.service} ${span.name}`)).toEqual(
       expect.arrayContaining([
         'auth grpc.gateway.auth.v1.AuthService/Authenticate',
-        'router grpc.gateway.router.v1.RouterService/Route',
         'ledger grpc.gateway.ledger.v1.LedgerService/Lease',
         'ledger grpc.gateway.ledger.v1.LedgerService/Record',
       ]),

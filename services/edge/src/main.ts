@@ -20,6 +20,7 @@ runService({
     const { createEdgeApp } = await import('./server');
     const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
     const { holdPriceList } = await import('./gateway/price-list');
+    const { holdRoutingPolicy, routingReadiness } = await import('./gateway/routing-policy');
     const { holdLeases } = await import('./gateway/leases');
 
     const auth = createPromiseClient(AuthServiceService, {
@@ -37,21 +38,20 @@ runService({
     const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS, logger });
     const catalog = loadCatalog(config.CATALOG_PATH);
     const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
-    // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
-    const readiness = [
-      grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS),
-      grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS),
-    ];
     const leases = holdLeases({ ledger, logger, settings: leaseSettingsFrom(config) });
     // A plan change reaches the leases as it reaches the cached principals.
     const principals = startPrincipalCache(config, logger, leases.release);
     const priceList = holdPriceList(pricing, logger);
+    const routingPolicy = holdRoutingPolicy(router, logger);
+    // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
+    const probes = { auth: grpcHealthProbe('auth', config.AUTH_ADDRESS, config.RPC_DEADLINE_MS), router: grpcHealthProbe('router', config.ROUTER_ADDRESS, config.RPC_DEADLINE_MS) };
+    const readiness = [probes.auth, routingReadiness(probes.router, routingPolicy)];
     const edge = createEdgeApp({
       auth,
       readiness,
       settings: settingsFrom(config),
       logger,
-      gateway: { router, pricing, priceList, ledger, leases, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+      gateway: { router, routingPolicy, pricing, priceList, ledger, leases, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
       agent,
       usage,
     });
@@ -62,10 +62,11 @@ runService({
       close: async () => {
         principals?.close();
         priceList.stop();
+        routingPolicy.stop();
         // After the drain: the calls admitted against the leases are over, and what they left unused goes back.
         await leases.stop();
         await provider.close();
-        for (const closable of [auth, router, pricing, ledger, agent, usage, ...readiness]) closable.close();
+        for (const closable of [auth, router, pricing, ledger, agent, usage, ...Object.values(probes)]) closable.close();
       },
     };
   },

@@ -15,6 +15,7 @@ import { holdLeases, type LeaseHolder } from '@gateway/edge/leases';
 import { createProviderClient } from '@gateway/edge/provider';
 import { grpcHealthProbe } from '@gateway/edge/readiness';
 import { holdPriceList } from '@gateway/edge/price-list';
+import { holdRoutingPolicy, routingReadiness } from '@gateway/edge/routing-policy';
 import { PrincipalCache } from '@gateway/edge/principal-cache';
 import { createEdgeApp } from '@gateway/edge/server';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
@@ -34,6 +35,7 @@ import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledge
 import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
+import { routingSource } from '@gateway/router/routing-policy';
 import { startRouterServer } from '@gateway/router/server';
 import { startSimulator } from '@gateway/simulator/server';
 import { TRACES_SCHEMA, checkTracesReadable, settingsFrom, startUsageServer, usageSettingsShape, type TracesDatabase } from '@gateway/usage/server';
@@ -123,7 +125,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       grpcListen,
       databaseCheck,
     ),
-    startRouterServer({ catalog, logger: loggers.router }, grpcListen, []),
+    startRouterServer({ routing: routingSource(catalog), logger: loggers.router }, grpcListen, []),
     startPricingServer({ prices: priceListSource(catalog), logger: loggers.pricing }, grpcListen, []),
     startLedgerServer(
       { db: ledgerDb.db, quota: new MemoryQuotaStore(queue, allowanceChanges), queue, catalog, allowanceChanges, logger: loggers.ledger },
@@ -155,10 +157,10 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     ...Object.fromEntries(Object.values(catalog.providers).map(({ api_key_env }) => [api_key_env, SIMULATOR_KEY])),
   };
   const provider = createProviderClient({ providers: catalog.providers, env: providerEnvironment });
-  const readiness = [
-    grpcHealthProbe('auth', address(auth.grpc.port), RPC_DEADLINE_MS),
-    grpcHealthProbe('router', address(router.grpc.port), RPC_DEADLINE_MS),
-  ];
+  const edgeLogger = logger.child({ component: 'edge' });
+  const routingPolicy = holdRoutingPolicy(clients.router, edgeLogger);
+  const probes = { auth: grpcHealthProbe('auth', address(auth.grpc.port), RPC_DEADLINE_MS), router: grpcHealthProbe('router', address(router.grpc.port), RPC_DEADLINE_MS) };
+  const readiness = [probes.auth, routingReadiness(probes.router, routingPolicy)];
   const gatewaySettings = gatewaySettingsFrom(
     {
       SECRETS_KEY: secrets.secretsKey,
@@ -168,8 +170,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     catalog,
     providerEnvironment,
   );
-  const priceList = holdPriceList(clients.pricing, logger.child({ component: 'edge' }));
-  const edgeLeases = holdLeases({ ledger: clients.ledger, logger: logger.child({ component: 'edge' }), settings: leaseSettingsFrom(loadConfig(leaseConfigShape, {})) });
+  const priceList = holdPriceList(clients.pricing, edgeLogger);
+  const edgeLeases = holdLeases({ ledger: clients.ledger, logger: edgeLogger, settings: leaseSettingsFrom(loadConfig(leaseConfigShape, {})) });
   leases = edgeLeases;
   const edge = createEdgeApp({
     auth: clients.auth,
@@ -181,8 +183,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       bodyLimitBytes: 1024 * 1024,
       trustProxy: false,
     },
-    logger: logger.child({ component: 'edge' }),
-    gateway: { ...clients, priceList, leases: edgeLeases, provider, settings: gatewaySettings, principals },
+    logger: edgeLogger,
+    gateway: { ...clients, priceList, routingPolicy, leases: edgeLeases, provider, settings: gatewaySettings, principals },
     agent: agentClient,
     usage: usageClient,
   });
@@ -226,9 +228,10 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     stop: async () => {
       await edge.stop();
       priceList.stop();
+      routingPolicy.stop();
       await edgeLeases.stop();
       await provider.close();
-      for (const closable of [...Object.values(clients), agentClient, usageClient, ...readiness, ...agentProbes]) closable.close();
+      for (const closable of [...Object.values(clients), agentClient, usageClient, ...Object.values(probes), ...agentProbes]) closable.close();
       await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop(), usage.stop()]);
       await simulator.close();
       await pglite.close();

@@ -61,7 +61,15 @@ describe('ledger leases', () => {
       kind: 'validation',
       field: 'need',
     });
+    await expect(
+      rejection(client.lease({ subject: subject(), holderId: 'edge-1', need: '0', want: '9007199254740992', giveBack: '0' })),
+    ).resolves.toMatchObject({ kind: 'validation', field: 'want' });
     await expect(rejection(client.record(recordOf(subject(), { leaseId: 'edge-1' })))).resolves.toMatchObject({ kind: 'validation', field: 'lease_id' });
+    const reservedAndLeased = recordOf(subject(), { leaseId: `${currentPeriodKey()}:lease:edge-1:spend` });
+    await expect(rejection(client.record({ ...reservedAndLeased, reservationId: `${currentPeriodKey()}:${reservedAndLeased.requestId}` }))).resolves.toMatchObject({
+      kind: 'validation',
+      field: 'lease_id',
+    });
   });
 
   it('tells an open WatchLeases stream of a credit grant made through the admin path', async () => {

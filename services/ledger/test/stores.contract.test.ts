@@ -67,6 +67,17 @@ const totals = (used: Partial<PeriodTotals['used']> = {}, credits = 0n): PeriodT
   credits,
 });
 
+/** A queue that passes every call to `queue`, for a test to override one of them. */
+function delegatingQueue(queue: RecordQueue): RecordQueue {
+  return {
+    append: (record, creditsUsed) => queue.append(record, creditsUsed),
+    read: (consumer, count, blockMs) => queue.read(consumer, count, blockMs),
+    pending: (consumer, count) => queue.pending(consumer, count),
+    claim: (consumer, minIdleMs, count) => queue.claim(consumer, minIdleMs, count),
+    ack: (ids) => queue.ack(ids),
+  };
+}
+
 describe.each([
   ['redis', redisStores],
   ['memory', memoryStores],
@@ -447,6 +458,17 @@ describe.each([
       await expect(stores.queue.read('third', 10, 0)).resolves.toEqual([]);
     });
 
+    it("reads back what was delivered to a consumer and not acknowledged, and only that consumer's", async () => {
+      const ids = [await stores.queue.append('{"n":1}', 0), await stores.queue.append('{"n":2}', 0)];
+      await stores.queue.read('first', 1, 0);
+      await stores.queue.read('second', 1, 0);
+      await expect(stores.queue.pending('first', 10)).resolves.toEqual([{ id: ids[0], record: '{"n":1}', creditsUsed: 0 }]);
+      await stores.queue.ack([ids[0] ?? '']);
+      await expect(stores.queue.pending('first', 10)).resolves.toEqual([]);
+      await expect(stores.queue.pending('second', 10)).resolves.toMatchObject([{ id: ids[1] }]);
+      await stores.queue.ack([ids[1] ?? '']);
+    });
+
     it('wakes a waiting read when a settlement queues a record', async () => {
       await stores.quota.rebuild(key, totals());
       const reading = stores.queue.read('reader', 10, 800);
@@ -508,9 +530,7 @@ describe.each([
       };
       const batches: number[] = [];
       const counting: RecordQueue = {
-        append: (record, creditsUsed) => stores.queue.append(record, creditsUsed),
-        claim: (consumer, minIdleMs, count) => stores.queue.claim(consumer, minIdleMs, count),
-        ack: (ids) => stores.queue.ack(ids),
+        ...delegatingQueue(stores.queue),
         read: async (consumer, count, blockMs) => {
           const batch = await stores.queue.read(consumer, count, blockMs);
           if (batch.length > 0) batches.push(batch.length);
@@ -533,6 +553,41 @@ describe.each([
         await writer.stop();
       }
       expect(batches).toEqual([1, 5]);
+    });
+
+    it('writes at once what a read delivered before it failed, instead of leaving it to the claim', async () => {
+      await stores.quota.rebuild(key, totals());
+      const who = subject({ organizationId: key.organizationId });
+      const records = Array.from({ length: 3 }, () => parseInput(recordSchema, recordOf(who)));
+      for (const record of records) {
+        await settle(null, 'spend', 100n, 10_000n, JSON.stringify(buildPayload(record, 'spend', periodOf(new Date(now)), new Date())));
+      }
+      // The first read is carried out and then fails on its way back, as a timed-out command does.
+      let reads = 0;
+      const failingOnce: RecordQueue = {
+        ...delegatingQueue(stores.queue),
+        read: async (consumer, count, blockMs) => {
+          reads += 1;
+          const batch = await stores.queue.read(consumer, count, blockMs);
+          if (reads === 1) throw new Error('Command timed out');
+          return batch;
+        },
+      };
+      const traces = () => db.db.selectFrom('traces').select('request_id').where('organization_id', '=', key.organizationId).execute();
+      const writer = startRecordWriter(
+        { db: db.db, queue: failingOnce, logger: createLogger({ service: 'test', level: 'silent' }) },
+        { consumer: 'timed-out-writer', batchSize: 10, blockMs: 50, lingerMs: 0, claimIdleMs: 600_000 },
+      );
+      try {
+        // Written, or three more reads went by without it (the claim would take ten minutes).
+        const written = await eventually(async () => {
+          const rows = await traces();
+          return rows.length === records.length || reads >= 4 ? rows : undefined;
+        });
+        expect(written.map(({ request_id }) => request_id).sort()).toEqual(records.map(({ requestId }) => requestId).sort());
+      } finally {
+        await writer.stop();
+      }
     });
   });
 });

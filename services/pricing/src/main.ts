@@ -7,16 +7,16 @@ runService({
   configShape: pricingConfigShape,
   async start(config, { logger }) {
     // Loaded after telemetry so grpc-js is instrumented.
-    const { loadCatalog } = await import('@gateway/lib/catalog');
-    const { DEFAULT_CATALOG_PATH } = await import('@gateway/lib/catalog');
+    const { DEFAULT_CATALOG_PATH, loadCatalog, watchCatalogFile } = await import('@gateway/lib/catalog');
     const { startPricingServer } = await import('./server');
-    const { priceListSource } = await import('./pricing/price-list');
-    const { watchCatalogFile } = await import('./pricing/catalog-watch');
+    const { priceListSource, pricingState } = await import('./pricing/price-list');
 
     const catalogPath = config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH;
     const catalog = loadCatalog(catalogPath);
     const prices = priceListSource(catalog);
-    const stopWatching = watchCatalogFile(catalogPath, prices, logger);
+    const stopWatching = watchCatalogFile(catalogPath, logger, (next) => {
+      if (prices.replace(pricingState(next))) logger.info({ price_list: prices.current().book.version }, 'price list published');
+    });
     const server = await startPricingServer({ prices, logger }, { host: config.HOST, port: config.PORT }, []);
     return {
       port: server.grpc.port,

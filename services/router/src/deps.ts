@@ -1,8 +1,8 @@
-import type { Catalog } from '@gateway/lib/catalog';
 import type { Logger } from '@gateway/lib/logging';
+import type { RoutingSource } from './routing-policy';
 
-/** Everything the router depends on: the catalog, loaded and checked before it starts. */
+/** Everything the router depends on: the routing policy in force (from a catalog loaded and checked before it starts). */
 export interface RouterDeps {
-  catalog: Catalog;
+  routing: RoutingSource;
   logger: Logger;
 }

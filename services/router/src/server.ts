@@ -6,7 +6,7 @@ import { routerHandlers } from './rpc/handlers';
 export const ROUTER_HEALTH_NAME = grpcServiceName(RouterServiceService);
 
 /**
- * Route on one gRPC server. The catalog, its only dependency, is loaded and
+ * Route and WatchRoutingPolicy on one gRPC server. The catalog, its only dependency, is loaded and
  * checked before this is called, so with no further checks the server is
  * SERVING from its first answer.
  */

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { DEFAULT_CATALOG_PATH } from '@gateway/lib/catalog';
 import { DomainError } from '@gateway/lib/errors';
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
-import { RouterServiceService, type RouteRequest } from '@gateway/proto/gen/gateway/router/v1/router';
+import { answerRoute, createRouter, routingPolicyFromMessage } from '@gateway/lib/routing';
+import { RouterServiceService, type RouteRequest, type RoutingPolicy } from '@gateway/proto/gen/gateway/router/v1/router';
+import { outcomeOf, routeRequestSpread } from '../../lib/test/support/route-requests';
 import { healthStatus } from '../../../test/support/health';
 import { runToExit, startService, type ServiceProcess } from '../../../test/support/processes';
 import { ROUTER_HEALTH_NAME } from '../src/server';
@@ -83,9 +85,83 @@ describe('router process over gRPC', () => {
     expect((error as DomainError).message).not.toContain('platinum');
   });
 
-  it('drains on SIGTERM and exits 0', async () => {
+  it('publishes the policy Route answers with: routing with it locally gives exactly what Route answers', async () => {
+    const abort = new AbortController();
+    const [first] = await firstVersions(client, abort, 1);
+    abort.abort();
+    const local = createRouter(routingPolicyFromMessage(first));
+    for (const request of routeRequestSpread()) {
+      const remote = await outcomeOf(() => client.route(request));
+      await expect(outcomeOf(() => answerRoute(local, request))).resolves.toEqual(remote);
+    }
+  });
+
+  it('drains on SIGTERM and exits 0, ending the policy streams open', async () => {
     const spare = await startService({ name: 'router', entry: ENTRY, env: {} });
-    await expect(spare.stop()).resolves.toBe(0);
+    const watcher = createPromiseClient(RouterServiceService, { serviceName: 'router', address: spare.address, deadlineMs: 5000 });
+    try {
+      const versions = watcher.watchRoutingPolicy({})[Symbol.asyncIterator]();
+      await versions.next();
+      await expect(spare.stop()).resolves.toBe(0);
+      await expect(versions.next()).resolves.toMatchObject({ done: true });
+    } finally {
+      watcher.close();
+    }
+  });
+});
+
+/** The first `count` policies a WatchRoutingPolicy stream sends. */
+async function firstVersions(client: PromiseClient<typeof RouterServiceService>, abort: AbortController, count: number): Promise<Array<RoutingPolicy | undefined>> {
+  const policies: Array<RoutingPolicy | undefined> = [];
+  for await (const { routingPolicy } of client.watchRoutingPolicy({}, { signal: abort.signal })) {
+    policies.push(routingPolicy);
+    if (policies.length === count) break;
+  }
+  return policies;
+}
+
+describe('router process publishing its routing policy', () => {
+  let folder: string;
+  let path: string;
+  let router: ServiceProcess;
+  let client: PromiseClient<typeof RouterServiceService>;
+  const shipped = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8')) as { plans: Record<string, { ceiling_tier: string }> };
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'router-catalog-'));
+    path = join(folder, 'catalog.json');
+    writeFileSync(path, JSON.stringify(shipped));
+    router = await startService({ name: 'router', entry: ENTRY, env: { CATALOG_PATH: path } });
+    client = createPromiseClient(RouterServiceService, { serviceName: 'router', address: router.address, deadlineMs: 5000 });
+  });
+
+  afterAll(async () => {
+    client.close();
+    await router.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('streams the policy in force, then a new version when the catalog file changes a plan, which Route then answers with', async () => {
+    const abort = new AbortController();
+    const versions = client.watchRoutingPolicy({}, { signal: abort.signal })[Symbol.asyncIterator]();
+    const nextPolicy = async (): Promise<RoutingPolicy | undefined> => {
+      const next = await versions.next();
+      return next.done ? undefined : next.value.routingPolicy;
+    };
+    const first = await nextPolicy();
+    expect(first?.version).toMatch(/^sha256:[0-9a-f]{16}$/);
+    const hard = routeRequest({ planTier: 'pro', requestedModel: 'o3' });
+    await expect(client.route(hard)).resolves.toMatchObject({ model: 'o3', reason: 'requested' });
+
+    const pro = shipped.plans.pro;
+    if (!pro) throw new Error('the shipped catalog has a pro plan');
+    writeFileSync(path, JSON.stringify({ ...shipped, plans: { ...shipped.plans, pro: { ...pro, ceiling_tier: 'standard' } } }));
+    const second = await nextPolicy();
+    expect(second?.version).not.toBe(first?.version);
+    expect(second?.plans.find(({ planTier }) => planTier === 'pro')?.ceilingTier).toBe('standard');
+    await expect(client.route(hard)).resolves.toMatchObject({ reason: 'plan_ceiling', tier: 'simple' });
+    abort.abort();
+    await expect(versions.next()).resolves.toMatchObject({ done: true });
   });
 });
 

@@ -13,6 +13,7 @@ import { chatCompletionWriter } from './chat-output';
 import type { AnswerWriter, GatewayEndpoint } from './output';
 import { parseChatCompletionBody, type ChatCompletionBody } from './request';
 import { routeFactsOf, routeRequestOf, upstreamBodyOf } from './routing';
+import { routeCall } from './routing-policy';
 import { streamCompletion } from './stream';
 import { traceRecord, type CallSummary } from './trace-record';
 
@@ -74,7 +75,7 @@ async function servePrincipal(
     requestedModel = body.model;
     stream = body.stream === true;
     // Route first: the served model's prices bound what the call may cost, and that is what it holds.
-    const routed = await deps.router.route(routeRequestOf(body, principal));
+    const routed = await routeCall(deps, routeRequestOf(body, principal));
     facts.route = routeFactsOf(routed);
     const upstreamBody = upstreamBodyOf(body, routed);
     const worstCase = worstCaseFor(deps.settings.models, deps.priceList?.current(), routed.model, upstreamBody);

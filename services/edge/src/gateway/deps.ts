@@ -8,6 +8,7 @@ import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/
 import type { ProviderClient } from '../provider';
 import type { LeaseHolder } from './leases';
 import type { HeldPriceList } from './price-list';
+import type { HeldRoutingPolicy } from './routing-policy';
 import type { RecordTiming } from './backends';
 import type { PrincipalCache } from './principal-cache';
 import type { ProviderKeySettings } from './provider-keys';
@@ -30,6 +31,8 @@ export interface GatewayBackends {
   settings: GatewaySettings;
   /** The price list pricing publishes, held to price answers locally; absent, every answer asks `Price`. */
   priceList?: HeldPriceList;
+  /** The routing policy the router publishes, held to route locally; absent, every request asks `Route`. */
+  routingPolicy?: HeldRoutingPolicy;
   /** This replica's allowance leases; absent, every call makes its own `CheckQuota`. */
   leases?: LeaseHolder;
   /** Recent verifications, kept coherent with auth through Redis; absent where edge has no Redis. */

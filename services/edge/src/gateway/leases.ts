@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { MeterName } from '@gateway/lib/catalog';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
+import { followStream, type Resubscribe } from '@gateway/lib/published';
 import type { LeaseResponse, LedgerServiceService, QuotaState, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { logDegraded } from './backends';
-import { holdStream, type SubscriptionBackoff } from './subscription';
 
 /** How edge holds its slices of the allowances (docs/decisions.md#admission-and-allowance-leases). */
 export interface LeaseSettings {
@@ -22,7 +22,7 @@ export interface LeaseSettings {
   /** How often held leases are looked over: renewed, given back, dropped. */
   tickMs: number;
   /** How `WatchLeases` is subscribed again after it ended or failed. */
-  watch: SubscriptionBackoff;
+  watch: Resubscribe;
 }
 
 export const DEFAULT_LEASE_TIMING = { tickMs: 100, safetyMarginMs: 1000, watch: { initialBackoffMs: 100, maxBackoffMs: 5000 } } as const;
@@ -258,16 +258,13 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     }
   };
 
-  const watch = holdStream(
+  const watch = followStream(
     {
-      open: (signal) => ledger.watchLeases({ holderId }, { signal }),
+      subscribe: (signal) => ledger.watchLeases({ holderId }, { signal }),
       onMessage: ({ organizationId }) => release(organizationId),
       // A push missed meanwhile is not replayed: what a lease holds was granted within the allowance, and idles back.
-      onLost: (error) => {
-        if (error !== undefined) logDegraded(logger, error, 'lease pushes stream failed: subscribing again');
-      },
+      onFailure: (error) => logDegraded(logger, error, 'lease pushes stream failed: subscribing again'),
     },
-    logger,
     settings.watch,
   );
 

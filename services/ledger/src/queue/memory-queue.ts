@@ -5,6 +5,7 @@ interface Entry {
   creditsUsed: number;
   /** Set once delivered to a consumer; pending until acknowledged. */
   deliveredAt?: number;
+  consumer?: string;
 }
 
 /**
@@ -31,17 +32,22 @@ export class MemoryRecordQueue implements RecordQueue {
     return Promise.resolve(this.push(record, creditsUsed));
   }
 
-  async read(_consumer: string, count: number, blockMs: number): Promise<QueuedRecord[]> {
+  async read(consumer: string, count: number, blockMs: number): Promise<QueuedRecord[]> {
     if (this.undelivered.length === 0 && blockMs > 0) await this.nextAppend(blockMs);
-    return this.undelivered.splice(0, count).flatMap((id) => this.deliver(id, Date.now()));
+    return this.undelivered.splice(0, count).flatMap((id) => this.deliver(id, consumer, Date.now()));
   }
 
-  claim(_consumer: string, minIdleMs: number, count: number): Promise<QueuedRecord[]> {
+  pending(consumer: string, count: number): Promise<QueuedRecord[]> {
+    const own = [...this.entries].filter(([, entry]) => entry.consumer === consumer).slice(0, count);
+    return Promise.resolve(own.map(([id, entry]) => ({ id, record: entry.record, creditsUsed: entry.creditsUsed })));
+  }
+
+  claim(consumer: string, minIdleMs: number, count: number): Promise<QueuedRecord[]> {
     const now = Date.now();
     const claimable = [...this.entries]
       .filter(([, entry]) => entry.deliveredAt !== undefined && now - entry.deliveredAt >= minIdleMs)
       .slice(0, count);
-    return Promise.resolve(claimable.flatMap(([id]) => this.deliver(id, now)));
+    return Promise.resolve(claimable.flatMap(([id]) => this.deliver(id, consumer, now)));
   }
 
   ack(ids: string[]): Promise<void> {
@@ -49,10 +55,11 @@ export class MemoryRecordQueue implements RecordQueue {
     return Promise.resolve();
   }
 
-  private deliver(id: string, now: number): QueuedRecord[] {
+  private deliver(id: string, consumer: string, now: number): QueuedRecord[] {
     const entry = this.entries.get(id);
     if (!entry) return [];
     entry.deliveredAt = now;
+    entry.consumer = consumer;
     return [{ id, record: entry.record, creditsUsed: entry.creditsUsed }];
   }
 

@@ -18,6 +18,12 @@ export interface RecordQueue {
   append(record: string, creditsUsed: number): Promise<string>;
   /** Records never delivered to any consumer, waiting up to blockMs for the first. */
   read(consumer: string, count: number, blockMs: number): Promise<QueuedRecord[]>;
+  /**
+   * Records already delivered to this consumer and not yet acknowledged: what
+   * a read or claim that failed on the way back (a timed-out command Redis had
+   * carried out) left assigned to it.
+   */
+  pending(consumer: string, count: number): Promise<QueuedRecord[]>;
   /** Takes over records delivered at least minIdleMs ago and still unacknowledged. */
   claim(consumer: string, minIdleMs: number, count: number): Promise<QueuedRecord[]>;
   /** Done with these records (after the Postgres commit). */

@@ -44,9 +44,17 @@ export class RedisRecordQueue implements RecordQueue {
   }
 
   read(consumer: string, count: number, blockMs: number): Promise<QueuedRecord[]> {
+    // BLOCK 0 would wait forever; no wait at all is no BLOCK.
+    return this.readGroup(consumer, count, blockMs > 0 ? ['BLOCK', blockMs] : [], '>');
+  }
+
+  pending(consumer: string, count: number): Promise<QueuedRecord[]> {
+    // From "0", XREADGROUP reads the consumer's own pending entries instead of new ones.
+    return this.readGroup(consumer, count, [], '0');
+  }
+
+  private readGroup(consumer: string, count: number, wait: Array<string | number>, from: '>' | '0'): Promise<QueuedRecord[]> {
     return this.withGroup(async () => {
-      // BLOCK 0 would wait forever; no wait at all is no BLOCK.
-      const wait = blockMs > 0 ? ['BLOCK', blockMs] : [];
       const reply: unknown = await this.redis.call(
         'XREADGROUP',
         'GROUP',
@@ -57,7 +65,7 @@ export class RedisRecordQueue implements RecordQueue {
         ...wait,
         'STREAMS',
         this.keys.stream,
-        '>',
+        from,
       );
       if (!Array.isArray(reply)) return [];
       return reply.flatMap((stream: unknown) =>

@@ -78,12 +78,15 @@ const holderId = storableText()
   .min(1, 'is required')
   .max(HOLDER_ID_MAX, `must be at most ${HOLDER_ID_MAX} characters`);
 
+/** Lease amounts are computed with in Lua, whose numbers are exact up to 2^53 ($9 billion in micro-dollars). */
+const leaseAmount = int64.refine((value) => value <= BigInt(Number.MAX_SAFE_INTEGER), `must be at most ${Number.MAX_SAFE_INTEGER}`);
+
 export const leaseSchema = z.object({
   subject,
   holderId,
-  need: int64,
-  want: int64,
-  giveBack: int64,
+  need: leaseAmount,
+  want: leaseAmount,
+  giveBack: leaseAmount,
 });
 export type ValidLease = z.infer<typeof leaseSchema>;
 

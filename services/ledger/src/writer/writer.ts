@@ -81,7 +81,18 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
       wakeFromPause = done;
     });
 
+  // A read or claim that failed may still have been carried out by Redis (a
+  // command timed out on its way back): its records are then pending on this
+  // consumer, where only the claim would find them, claimIdleMs later. So
+  // after a failure the writer first takes back what is pending on its own name.
+  let recoverOwnPending = false;
+
   const nextBatch = async (): Promise<QueuedRecord[]> => {
+    if (recoverOwnPending) {
+      const own = await queue.pending(settings.consumer, settings.batchSize);
+      if (own.length > 0) return own;
+      recoverOwnPending = false;
+    }
     if (Date.now() >= nextClaimAt) {
       const claimed = await queue.claim(settings.consumer, settings.claimIdleMs, settings.batchSize);
       // A full batch may mean more is pending: claim again straight away.
@@ -142,6 +153,7 @@ export function startRecordWriter({ db, queue, logger }: WriterDeps, settings: W
         if (batch.length > 0 && batch.length < settings.batchSize && settings.lingerMs > 0 && !stopping) await pause(settings.lingerMs);
       } catch (error) {
         // The batch stays pending in the stream too: if this process dies, another claims it once idle.
+        if (unwritten.length === 0) recoverOwnPending = true;
         failures += 1;
         failedBatches.add(1);
         outage.failed(error);

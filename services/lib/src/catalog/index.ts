@@ -1,3 +1,4 @@
 export * from './catalog';
 export * from './schema';
 export * from './worst-case';
+export * from './watch';

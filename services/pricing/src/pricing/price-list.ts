@@ -1,5 +1,6 @@
 import type { Catalog } from '@gateway/lib/catalog';
 import { priceBookFromCatalog, type PriceBook } from '@gateway/lib/pricing';
+import { published, type Published } from '@gateway/lib/published';
 import type { ListModelsResponse } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { listModels } from './models';
 
@@ -15,49 +16,12 @@ export interface PricingState {
  * prices differ publishes a new version to every watcher; one with the same
  * prices (same version) changes nothing.
  */
-export interface PriceListSource {
-  current(): PricingState;
-  /** Takes a new catalog; true when it published a new version. */
-  replace(catalog: Catalog): boolean;
-  /** The list in force, then every later version, until the signal aborts. */
-  watch(signal: AbortSignal): AsyncIterable<PriceBook>;
-}
+export type PriceListSource = Published<PricingState>;
 
-function stateOf(catalog: Catalog): PricingState {
+export function pricingState(catalog: Catalog): PricingState {
   return { catalog, book: priceBookFromCatalog(catalog), models: listModels(catalog) };
 }
 
 export function priceListSource(catalog: Catalog): PriceListSource {
-  let state = stateOf(catalog);
-  const waiting = new Set<() => void>();
-  return {
-    current: () => state,
-    replace(next) {
-      const candidate = stateOf(next);
-      if (candidate.book.version === state.book.version) return false;
-      state = candidate;
-      for (const wake of waiting) wake();
-      waiting.clear();
-      return true;
-    },
-    async *watch(signal) {
-      let sent: string | undefined;
-      while (!signal.aborted) {
-        if (state.book.version !== sent) {
-          sent = state.book.version;
-          yield state.book;
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            signal.removeEventListener('abort', wake);
-            waiting.delete(wake);
-            resolve();
-          };
-          waiting.add(wake);
-          signal.addEventListener('abort', wake, { once: true });
-        });
-      }
-    },
-  };
+  return published(pricingState(catalog), (state) => state.book.version);
 }

@@ -48,7 +48,7 @@ export function pricingHandlers({ prices }: PricingDeps): PricingHandlers {
     },
     listModels: async () => prices.current().models,
     watchPriceList: async function* (_request, { signal }) {
-      for await (const book of prices.watch(signal)) yield { priceList: priceListMessage(book) };
+      for await (const { book } of prices.watch(signal)) yield { priceList: priceListMessage(book) };
     },
   };
 }

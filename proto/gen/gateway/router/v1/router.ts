@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -68,6 +70,50 @@ export interface RouteResponse {
   signals: ScoreSignal[];
   /** Why this model: `requested`, `auto`, `plan_ceiling`. */
   reason: string;
+}
+
+export interface WatchRoutingPolicyRequest {
+}
+
+/** A catalog model, as far as routing reads it. */
+export interface RoutedModel {
+  id: string;
+  /** Catalog provider id. */
+  provider: string;
+  tier: string;
+  /** Body parameters the model rejects (dropped and flagged), sorted. */
+  unsupportedParams: string[];
+}
+
+/** A plan, as far as routing reads it. */
+export interface RoutingPlan {
+  planTier: string;
+  /** The highest tier the plan may use. */
+  ceilingTier: string;
+  /** The model that serves each tier for `auto`, up to the ceiling. */
+  tierModels: { [key: string]: string };
+}
+
+export interface RoutingPlan_TierModelsEntry {
+  key: string;
+  value: string;
+}
+
+/** The parts of the catalog that Route reads, and nothing else. */
+export interface RoutingPolicy {
+  /** A hash of the content (`sha256:` and 16 hex digits): the same policy always has the same version. */
+  version: string;
+  /** The catalog file's own version, named in the reasons of data errors. */
+  catalogVersion: string;
+  /** Ordered from the simplest to the most capable. */
+  tiers: string[];
+  /** In the catalog's order, which an unknown model's error lists. */
+  models: RoutedModel[];
+  plans: RoutingPlan[];
+}
+
+export interface WatchRoutingPolicyResponse {
+  routingPolicy?: RoutingPolicy | undefined;
 }
 
 function createBaseChatMessage(): ChatMessage {
@@ -631,6 +677,628 @@ export const RouteResponse: MessageFns<RouteResponse> = {
   },
 };
 
+function createBaseWatchRoutingPolicyRequest(): WatchRoutingPolicyRequest {
+  return {};
+}
+
+export const WatchRoutingPolicyRequest: MessageFns<WatchRoutingPolicyRequest> = {
+  encode(_: WatchRoutingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRoutingPolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRoutingPolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): WatchRoutingPolicyRequest {
+    return {};
+  },
+
+  toJSON(_: WatchRoutingPolicyRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRoutingPolicyRequest>, I>>(base?: I): WatchRoutingPolicyRequest {
+    return WatchRoutingPolicyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRoutingPolicyRequest>, I>>(_: I): WatchRoutingPolicyRequest {
+    const message = createBaseWatchRoutingPolicyRequest();
+    return message;
+  },
+};
+
+function createBaseRoutedModel(): RoutedModel {
+  return { id: "", provider: "", tier: "", unsupportedParams: [] };
+}
+
+export const RoutedModel: MessageFns<RoutedModel> = {
+  encode(message: RoutedModel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.provider !== "") {
+      writer.uint32(18).string(message.provider);
+    }
+    if (message.tier !== "") {
+      writer.uint32(26).string(message.tier);
+    }
+    for (const v of message.unsupportedParams) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RoutedModel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRoutedModel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.unsupportedParams.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RoutedModel {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      unsupportedParams: globalThis.Array.isArray(object?.unsupportedParams)
+        ? object.unsupportedParams.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.unsupported_params)
+        ? object.unsupported_params.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RoutedModel): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.unsupportedParams?.length) {
+      obj.unsupportedParams = message.unsupportedParams;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RoutedModel>, I>>(base?: I): RoutedModel {
+    return RoutedModel.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RoutedModel>, I>>(object: I): RoutedModel {
+    const message = createBaseRoutedModel();
+    message.id = object.id ?? "";
+    message.provider = object.provider ?? "";
+    message.tier = object.tier ?? "";
+    message.unsupportedParams = object.unsupportedParams?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRoutingPlan(): RoutingPlan {
+  return { planTier: "", ceilingTier: "", tierModels: {} };
+}
+
+export const RoutingPlan: MessageFns<RoutingPlan> = {
+  encode(message: RoutingPlan, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planTier !== "") {
+      writer.uint32(10).string(message.planTier);
+    }
+    if (message.ceilingTier !== "") {
+      writer.uint32(18).string(message.ceilingTier);
+    }
+    globalThis.Object.entries(message.tierModels).forEach(([key, value]: [string, string]) => {
+      RoutingPlan_TierModelsEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RoutingPlan {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRoutingPlan();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planTier = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ceilingTier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = RoutingPlan_TierModelsEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.tierModels[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RoutingPlan {
+    return {
+      planTier: isSet(object.planTier)
+        ? globalThis.String(object.planTier)
+        : isSet(object.plan_tier)
+        ? globalThis.String(object.plan_tier)
+        : "",
+      ceilingTier: isSet(object.ceilingTier)
+        ? globalThis.String(object.ceilingTier)
+        : isSet(object.ceiling_tier)
+        ? globalThis.String(object.ceiling_tier)
+        : "",
+      tierModels: isObject(object.tierModels)
+        ? (globalThis.Object.entries(object.tierModels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.tier_models)
+        ? (globalThis.Object.entries(object.tier_models) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: RoutingPlan): unknown {
+    const obj: any = {};
+    if (message.planTier !== "") {
+      obj.planTier = message.planTier;
+    }
+    if (message.ceilingTier !== "") {
+      obj.ceilingTier = message.ceilingTier;
+    }
+    if (message.tierModels) {
+      const entries = globalThis.Object.entries(message.tierModels) as [string, string][];
+      if (entries.length > 0) {
+        obj.tierModels = {};
+        entries.forEach(([k, v]) => {
+          obj.tierModels[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RoutingPlan>, I>>(base?: I): RoutingPlan {
+    return RoutingPlan.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RoutingPlan>, I>>(object: I): RoutingPlan {
+    const message = createBaseRoutingPlan();
+    message.planTier = object.planTier ?? "";
+    message.ceilingTier = object.ceilingTier ?? "";
+    message.tierModels = (globalThis.Object.entries(object.tierModels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseRoutingPlan_TierModelsEntry(): RoutingPlan_TierModelsEntry {
+  return { key: "", value: "" };
+}
+
+export const RoutingPlan_TierModelsEntry: MessageFns<RoutingPlan_TierModelsEntry> = {
+  encode(message: RoutingPlan_TierModelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RoutingPlan_TierModelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRoutingPlan_TierModelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RoutingPlan_TierModelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: RoutingPlan_TierModelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RoutingPlan_TierModelsEntry>, I>>(base?: I): RoutingPlan_TierModelsEntry {
+    return RoutingPlan_TierModelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RoutingPlan_TierModelsEntry>, I>>(object: I): RoutingPlan_TierModelsEntry {
+    const message = createBaseRoutingPlan_TierModelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRoutingPolicy(): RoutingPolicy {
+  return { version: "", catalogVersion: "", tiers: [], models: [], plans: [] };
+}
+
+export const RoutingPolicy: MessageFns<RoutingPolicy> = {
+  encode(message: RoutingPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.catalogVersion !== "") {
+      writer.uint32(18).string(message.catalogVersion);
+    }
+    for (const v of message.tiers) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.models) {
+      RoutedModel.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.plans) {
+      RoutingPlan.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RoutingPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRoutingPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.catalogVersion = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tiers.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.models.push(RoutedModel.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.plans.push(RoutingPlan.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RoutingPolicy {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      catalogVersion: isSet(object.catalogVersion)
+        ? globalThis.String(object.catalogVersion)
+        : isSet(object.catalog_version)
+        ? globalThis.String(object.catalog_version)
+        : "",
+      tiers: globalThis.Array.isArray(object?.tiers) ? object.tiers.map((e: any) => globalThis.String(e)) : [],
+      models: globalThis.Array.isArray(object?.models) ? object.models.map((e: any) => RoutedModel.fromJSON(e)) : [],
+      plans: globalThis.Array.isArray(object?.plans) ? object.plans.map((e: any) => RoutingPlan.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RoutingPolicy): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.catalogVersion !== "") {
+      obj.catalogVersion = message.catalogVersion;
+    }
+    if (message.tiers?.length) {
+      obj.tiers = message.tiers;
+    }
+    if (message.models?.length) {
+      obj.models = message.models.map((e) => RoutedModel.toJSON(e));
+    }
+    if (message.plans?.length) {
+      obj.plans = message.plans.map((e) => RoutingPlan.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RoutingPolicy>, I>>(base?: I): RoutingPolicy {
+    return RoutingPolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RoutingPolicy>, I>>(object: I): RoutingPolicy {
+    const message = createBaseRoutingPolicy();
+    message.version = object.version ?? "";
+    message.catalogVersion = object.catalogVersion ?? "";
+    message.tiers = object.tiers?.map((e) => e) || [];
+    message.models = object.models?.map((e) => RoutedModel.fromPartial(e)) || [];
+    message.plans = object.plans?.map((e) => RoutingPlan.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWatchRoutingPolicyResponse(): WatchRoutingPolicyResponse {
+  return { routingPolicy: undefined };
+}
+
+export const WatchRoutingPolicyResponse: MessageFns<WatchRoutingPolicyResponse> = {
+  encode(message: WatchRoutingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.routingPolicy !== undefined) {
+      RoutingPolicy.encode(message.routingPolicy, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRoutingPolicyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRoutingPolicyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.routingPolicy = RoutingPolicy.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRoutingPolicyResponse {
+    return {
+      routingPolicy: isSet(object.routingPolicy)
+        ? RoutingPolicy.fromJSON(object.routingPolicy)
+        : isSet(object.routing_policy)
+        ? RoutingPolicy.fromJSON(object.routing_policy)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchRoutingPolicyResponse): unknown {
+    const obj: any = {};
+    if (message.routingPolicy !== undefined) {
+      obj.routingPolicy = RoutingPolicy.toJSON(message.routingPolicy);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRoutingPolicyResponse>, I>>(base?: I): WatchRoutingPolicyResponse {
+    return WatchRoutingPolicyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRoutingPolicyResponse>, I>>(object: I): WatchRoutingPolicyResponse {
+    const message = createBaseWatchRoutingPolicyResponse();
+    message.routingPolicy = (object.routingPolicy !== undefined && object.routingPolicy !== null)
+      ? RoutingPolicy.fromPartial(object.routingPolicy)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * RouterService scores a chat-completion request into a tier and picks the
  * model that serves it, within the plan's ceiling. Deterministic: the same
@@ -647,10 +1315,32 @@ export const RouterServiceService = {
     responseSerialize: (value: RouteResponse): Buffer => Buffer.from(RouteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RouteResponse => RouteResponse.decode(value),
   },
+  /**
+   * The routing policy Route answers with, on subscribe, then every later
+   * version (a changed catalog file), so that a caller holding it answers
+   * exactly as Route would with the same scoring code (lib's routing).
+   */
+  watchRoutingPolicy: {
+    path: "/gateway.router.v1.RouterService/WatchRoutingPolicy" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRoutingPolicyRequest): Buffer =>
+      Buffer.from(WatchRoutingPolicyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRoutingPolicyRequest => WatchRoutingPolicyRequest.decode(value),
+    responseSerialize: (value: WatchRoutingPolicyResponse): Buffer =>
+      Buffer.from(WatchRoutingPolicyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchRoutingPolicyResponse => WatchRoutingPolicyResponse.decode(value),
+  },
 } as const;
 
 export interface RouterServiceServer extends UntypedServiceImplementation {
   route: handleUnaryCall<RouteRequest, RouteResponse>;
+  /**
+   * The routing policy Route answers with, on subscribe, then every later
+   * version (a changed catalog file), so that a caller holding it answers
+   * exactly as Route would with the same scoring code (lib's routing).
+   */
+  watchRoutingPolicy: handleServerStreamingCall<WatchRoutingPolicyRequest, WatchRoutingPolicyResponse>;
 }
 
 export interface RouterServiceClient extends Client {
@@ -669,6 +1359,20 @@ export interface RouterServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RouteResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The routing policy Route answers with, on subscribe, then every later
+   * version (a changed catalog file), so that a caller holding it answers
+   * exactly as Route would with the same scoring code (lib's routing).
+   */
+  watchRoutingPolicy(
+    request: WatchRoutingPolicyRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchRoutingPolicyResponse>;
+  watchRoutingPolicy(
+    request: WatchRoutingPolicyRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchRoutingPolicyResponse>;
 }
 
 export const RouterServiceClient = makeGenericClientConstructor(
@@ -691,6 +1395,10 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

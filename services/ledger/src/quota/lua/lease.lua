@@ -5,6 +5,7 @@
 -- ARGV[1] now (ms), ARGV[2] the lease's hold id, ARGV[3] meter, ARGV[4] need, ARGV[5] want,
 -- ARGV[6] give back, ARGV[7] limit, ARGV[8] enforce ("1" or "0"), ARGV[9] the lease's expiry (ms),
 -- ARGV[10] share divisor, ARGV[11] expiry of the period's keys (ms)
+-- Amounts are below 2^53 (the Lease schema's bound), so Lua's numbers hold them exactly.
 -- The counters' spend_allowance, when set, replaces ARGV[7] on the spend meter.
 -- Returns {"missing"} or {"granted"|"denied", granted, the lease's hold or false when it holds nothing,
 -- used, credits, held, spend_allowance or false}: held is what every hold on the meter adds up to after.
@@ -18,8 +19,9 @@ local need, want, give_back = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARG
 -- Given back first, relative to what the hold has now, so that it commutes with Record's takes.
 if give_back > 0 then take_from_hold(counters, holds, id, meter, give_back) end
 
-local used = tonumber(redis.call('HGET', counters, meter .. '_used') or '0')
-local credits = tonumber(redis.call('HGET', counters, 'credits') or '0')
+local used_text = redis.call('HGET', counters, meter .. '_used') or '0'
+local credits_text = redis.call('HGET', counters, 'credits') or '0'
+local used, credits = tonumber(used_text), tonumber(credits_text)
 local reserved = math.max(0, tonumber(redis.call('HGET', counters, meter .. '_reserved') or '0'))
 local own_allowance = redis.call('HGET', counters, 'spend_allowance')
 local limit = tonumber(ARGV[7])
@@ -64,6 +66,6 @@ else
   redis.call('PEXPIREAT', expiries, ARGV[11])
 end
 return {
-  kind, string.format('%.0f', granted), lease, string.format('%.0f', used), string.format('%.0f', credits),
+  kind, string.format('%.0f', granted), lease, used_text, credits_text,
   redis.call('HGET', counters, meter .. '_reserved') or '0', own_allowance,
 }

@@ -1,4 +1,4 @@
-import type { Catalog, CatalogModel, CatalogPlan } from '@gateway/lib/catalog';
+import type { RoutedModel, RoutingPlan, RoutingPolicy } from './policy';
 import { missingTierModel, unknownModel } from './errors';
 
 /** The model name that asks the router to choose. */
@@ -12,7 +12,7 @@ export const AUTO_MODEL = 'auto';
 export type RouteReason = 'requested' | 'auto' | 'plan_ceiling';
 
 export interface ModelChoice {
-  model: CatalogModel;
+  model: RoutedModel;
   reason: RouteReason;
 }
 
@@ -22,17 +22,17 @@ export interface ModelRequest {
   credentialModel: string;
 }
 
-function tierModel(catalog: Catalog, plan: CatalogPlan, tier: string): CatalogModel {
+function tierModel(policy: RoutingPolicy, plan: RoutingPlan, tier: string): RoutedModel {
   const id = plan.tierModels.get(tier);
-  const model = id === undefined ? undefined : catalog.models.get(id);
-  if (!model) throw missingTierModel(plan.name, tier, catalog.version);
+  const model = id === undefined ? undefined : policy.models.get(id);
+  if (!model) throw missingTierModel(plan.name, tier, policy.catalogVersion);
   return model;
 }
 
 /** A named model is served as-is within the plan's ceiling; above it, the ceiling's model serves. */
-function namedChoice(catalog: Catalog, plan: CatalogPlan, model: CatalogModel): ModelChoice {
-  if (catalog.tierRank(model.tier) <= plan.ceilingRank) return { model, reason: 'requested' };
-  return { model: tierModel(catalog, plan, plan.ceilingTier), reason: 'plan_ceiling' };
+function namedChoice(policy: RoutingPolicy, plan: RoutingPlan, model: RoutedModel): ModelChoice {
+  if (policy.tierRank(model.tier) <= plan.ceilingRank) return { model, reason: 'requested' };
+  return { model: tierModel(policy, plan, plan.ceilingTier), reason: 'plan_ceiling' };
 }
 
 /**
@@ -43,13 +43,13 @@ function namedChoice(catalog: Catalog, plan: CatalogPlan, model: CatalogModel): 
  * - a catalog model: itself, or the ceiling's model when it is above the ceiling.
  * - anything else: a validation error listing the catalog's models.
  */
-export function chooseModel(catalog: Catalog, plan: CatalogPlan, request: ModelRequest, tier: string, modelIds: readonly string[]): ModelChoice {
+export function chooseModel(policy: RoutingPolicy, plan: RoutingPlan, request: ModelRequest, tier: string, modelIds: readonly string[]): ModelChoice {
   if (request.requestedModel === AUTO_MODEL) {
-    const bound = request.credentialModel === AUTO_MODEL ? undefined : catalog.models.get(request.credentialModel);
-    if (bound) return namedChoice(catalog, plan, bound);
-    return { model: tierModel(catalog, plan, tier), reason: 'auto' };
+    const bound = request.credentialModel === AUTO_MODEL ? undefined : policy.models.get(request.credentialModel);
+    if (bound) return namedChoice(policy, plan, bound);
+    return { model: tierModel(policy, plan, tier), reason: 'auto' };
   }
-  const named = catalog.models.get(request.requestedModel);
+  const named = policy.models.get(request.requestedModel);
   if (!named) throw unknownModel(request.requestedModel, modelIds);
-  return namedChoice(catalog, plan, named);
+  return namedChoice(policy, plan, named);
 }

@@ -1,4 +1,4 @@
-import { DomainError } from '@gateway/lib/errors';
+import { DomainError } from '../errors';
 
 /** The caller named a model the catalog does not have; the message lists what it has. */
 export function unknownModel(requested: string, catalogIds: readonly string[]): DomainError {

@@ -1,8 +1,9 @@
-import { CatalogError, loadCatalog, parseCatalog, type CatalogFile } from '@gateway/lib/catalog';
-import { DomainError } from '@gateway/lib/errors';
+import { CatalogError, loadCatalog, parseCatalog, type Catalog, type CatalogFile } from '../catalog';
+import { DomainError } from '../errors';
 import fc from 'fast-check';
-import { SCORING_EXAMPLES } from '../../test/scoring-examples';
-import { SCORED_TIERS } from '../scoring';
+import { SCORING_EXAMPLES } from './scoring/scoring-examples';
+import { SCORED_TIERS } from './scoring';
+import { routingPolicyFromCatalog } from './policy';
 import { createRouter, type RouteInput } from './router';
 
 const model = (id: string, tier: string, unsupported: string[] = []) => ({
@@ -50,7 +51,8 @@ const fixture: CatalogFile = {
   },
 };
 
-const router = createRouter(parseCatalog(fixture));
+const routerOf = (catalog: Catalog) => createRouter(routingPolicyFromCatalog(catalog));
+const router = routerOf(parseCatalog(fixture));
 
 const SIMPLE_PROMPT = [{ role: 'user', content: 'hi' }];
 /** Scores in the reasoning tier (length, fence, three reasoning cues, tools, output). */
@@ -189,15 +191,15 @@ describe('data errors', () => {
       models: fixture.models.map((entry) => ({ ...entry, tier: entry.tier === 'simple' ? 'basic' : entry.tier })),
       plans: {},
     };
-    expect(() => createRouter(parseCatalog(renamed))).toThrow(CatalogError);
-    expect(() => createRouter(parseCatalog(renamed))).toThrow(/catalog tiers: must be simple, standard, complex, reasoning/);
+    expect(() => routerOf(parseCatalog(renamed))).toThrow(CatalogError);
+    expect(() => routerOf(parseCatalog(renamed))).toThrow(/catalog tiers: must be simple, standard, complex, reasoning/);
   });
 });
 
 describe('the shipped catalog', () => {
   it('can be routed, and every plan serves auto at its ceiling with a catalog model', () => {
     const catalog = loadCatalog();
-    const shipped = createRouter(catalog);
+    const shipped = routerOf(catalog);
     for (const [planTier, plan] of catalog.plans) {
       const decision = shipped.route(request({ planTier, ...hard }));
       expect([planTier, decision.tier]).toEqual([planTier, plan.ceilingTier]);
@@ -206,7 +208,7 @@ describe('the shipped catalog', () => {
   });
 
   it('routes the README example as documented', () => {
-    const shipped = createRouter(loadCatalog());
+    const shipped = routerOf(loadCatalog());
     const agentic = SCORING_EXAMPLES.find((example) => example.name === 'an agentic coding session');
     if (!agentic) throw new Error('the agentic example is gone');
     const base = { ...agentic.input, credentialModel: 'auto', parameters: [] };

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SCORING_EXAMPLES } from '../../test/scoring-examples';
+import { SCORING_EXAMPLES } from './scoring-examples';
 import { MAX_COMPLEXITY, WEIGHTS, scoreRequest, type ScoringInput, type SignalName } from './score';
 import { SCORED_TIERS, TIER_THRESHOLDS, tierForScore } from './tiers';
 

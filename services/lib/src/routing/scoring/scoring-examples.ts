@@ -1,4 +1,4 @@
-import type { ScoredTier, ScoringInput } from '../src/scoring';
+import type { ScoredTier, ScoringInput } from './index';
 
 /**
  * Worked examples: the requests services/router/README.md walks through, with

@@ -1,0 +1,103 @@
+import type { Logger } from '../logging';
+
+/** The latest version a backend published, held by a caller to answer locally. */
+export interface Held<T> {
+  /** Undefined until the first version arrives: the caller then asks the backend. */
+  current(): T | undefined;
+  stop(): void;
+}
+
+export interface Resubscribe {
+  /** The first wait before subscribing again after the stream ended or failed; it doubles up to maxBackoffMs. */
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_RESUBSCRIBE: Resubscribe = { initialBackoffMs: 100, maxBackoffMs: 5000 };
+
+export interface Subscription<M, T> {
+  /** Names the value in logs (`price_list`, `routing_policy`). */
+  kind: string;
+  /** Opens the backend's stream (its `Watch…` RPC), cancelled with the signal. */
+  subscribe(signal: AbortSignal): AsyncIterable<M>;
+  /** Decodes and checks one message; a message it throws on is refused and the stream opened again. */
+  accept(message: M): T;
+  versionOf(value: T): string;
+}
+
+/** What follows a backend's long-lived stream. */
+export interface StreamFollower<M> {
+  /** Opens the stream, cancelled with the signal. */
+  subscribe(signal: AbortSignal): AsyncIterable<M>;
+  /** One message; if it throws, the stream is given up and opened again, as if it had failed. */
+  onMessage(message: M): void;
+  /** The stream failed (it is opened again after the backoff). */
+  onFailure(error: unknown): void;
+}
+
+/**
+ * Keeps a backend's stream open until stopped: opened again after it ends
+ * or fails, with a backoff that doubles from initialBackoffMs and starts over
+ * once a message arrives.
+ */
+export function followStream<M>(
+  { subscribe, onMessage, onFailure }: StreamFollower<M>,
+  { initialBackoffMs, maxBackoffMs }: Resubscribe = DEFAULT_RESUBSCRIBE,
+): { stop(): void } {
+  const stopped = new AbortController();
+  let backoffMs = initialBackoffMs;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        stopped.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      stopped.signal.addEventListener('abort', done, { once: true });
+    });
+
+  const run = async () => {
+    while (!stopped.signal.aborted) {
+      try {
+        for await (const message of subscribe(stopped.signal)) {
+          onMessage(message);
+          backoffMs = initialBackoffMs;
+        }
+      } catch (error) {
+        if (!stopped.signal.aborted) onFailure(error);
+      }
+      if (stopped.signal.aborted) return;
+      await pause(backoffMs);
+      backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+    }
+  };
+  void run();
+  return { stop: () => stopped.abort() };
+}
+
+/**
+ * Subscribes to a backend's stream of versions and keeps the latest. The
+ * value held stays in use while the backend is away (it does not change
+ * while nobody publishes it); the stream is opened again with a backoff that
+ * doubles from initialBackoffMs and starts over once a version arrives.
+ */
+export function holdLatest<M, T>({ kind, subscribe, accept, versionOf }: Subscription<M, T>, logger: Logger, resubscribe: Resubscribe = DEFAULT_RESUBSCRIBE): Held<T> {
+  const label = kind.replace(/_/g, ' ');
+  let held: T | undefined;
+  const heldVersion = () => (held === undefined ? undefined : versionOf(held));
+  const following = followStream(
+    {
+      subscribe,
+      onMessage: (message) => {
+        const value = accept(message);
+        const version = versionOf(value);
+        if (version !== heldVersion()) logger.info({ [kind]: version, previous: heldVersion() }, `${label} received`);
+        held = value;
+      },
+      onFailure: (error) => logger.warn({ err: error, holding: heldVersion() ?? null }, `${label} stream failed: subscribing again`),
+    },
+    resubscribe,
+  );
+  return { current: () => held, stop: () => following.stop() };
+}
