@@ -112,6 +112,15 @@ const settings: LeaseSettings = {
   watch: { initialBackoffMs: 1, maxBackoffMs: 1 },
 };
 
+/** `count` calls of 100 that all miss while the first Lease is held unanswered; whether all were admitted once it is answered. */
+async function burstOnOneLease(ledger: ReturnType<typeof fakeLedger>, leases: LeaseHolder, count: number): Promise<boolean> {
+  const open = ledger.hold();
+  const burst = Array.from({ length: count }, () => leases.admit(subject(), 'spend', 100n));
+  await until(() => ledger.leases.length === 1);
+  open();
+  return (await Promise.all(burst)).every((admission) => admission.kind === 'admitted');
+}
+
 function admitted(admission: Admission): Extract<Admission, { kind: 'admitted' }> {
   if (admission.kind !== 'admitted') throw new Error(`expected an admission, got ${admission.kind}`);
   return admission;
@@ -152,12 +161,7 @@ describe('the allowance leases edge holds', () => {
   it('sends one Lease for a burst of calls that miss together, then admits them from its grant', async () => {
     const ledger = fakeLedger(100_000n);
     const leases = start(ledger, { sliceMicros: 5_000n });
-    const open = ledger.hold();
-    const burst = Array.from({ length: 50 }, () => leases.admit(subject(), 'spend', 100n));
-    await until(() => ledger.leases.length === 1);
-    open();
-    const admissions = await Promise.all(burst);
-    expect(admissions.every((admission) => admission.kind === 'admitted')).toBe(true);
+    expect(await burstOnOneLease(ledger, leases, 50)).toBe(true);
     expect(ledger.leases).toHaveLength(1);
   });
 
@@ -275,12 +279,7 @@ describe('the allowance leases edge holds', () => {
     const ledger = fakeLedger(10_000n);
     const leases = start(ledger, { sliceMicros: 5_000n });
     ledger.failNext(1);
-    const open = ledger.hold();
-    const burst = Array.from({ length: 20 }, () => leases.admit(subject(), 'spend', 100n));
-    await until(() => ledger.leases.length === 1);
-    open();
-    const admissions = await Promise.all(burst);
-    expect(admissions.every((admission) => admission.kind === 'admitted')).toBe(true);
+    expect(await burstOnOneLease(ledger, leases, 20)).toBe(true);
     expect(ledger.leases).toHaveLength(2);
   });
 
