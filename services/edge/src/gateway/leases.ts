@@ -103,6 +103,8 @@ function validityOf(sentAtMs: number, validForMs: number, safetyMarginMs: number
   return { validUntilMs: sentAtMs + usableMs, renewAtMs: sentAtMs + usableMs / 2 };
 }
 
+const UNAVAILABLE: Admission = { kind: 'unavailable' };
+
 /** How many failed Leases a call sees (its own or those it waited on) before it goes through unenforced. */
 const LEASE_ATTEMPTS = 2;
 
@@ -182,7 +184,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
       return apply(entry, answer, sentAtMs, ask);
     } catch (error) {
       logDegraded(logger, error, 'allowance lease unavailable: serving unenforced');
-      return { result: { kind: 'unavailable' }, admission: { kind: 'unavailable' } };
+      return { result: { kind: 'unavailable' }, admission: UNAVAILABLE };
     }
   };
 
@@ -217,15 +219,16 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     for (;;) {
       const term = entry.term;
       if (term && !entry.askAgain && clock() < term.validUntilMs && available(term) >= need) return take(entry, term, need);
-      if (!entry.flight) {
-        const { admission } = await fly(entry, { kind: 'call', need });
-        if (admission?.kind !== 'unavailable' || (failures += 1) >= LEASE_ATTEMPTS) return admission ?? { kind: 'unavailable' };
-        continue;
+      if (entry.flight) {
+        const result = await entry.flight;
+        // The ledger refused as much or less, after everything unused here was given back: this call does not fit either.
+        if (result.kind === 'refused' && need >= result.need) return { kind: 'refused', quota: result.quota, retryAfterSeconds: result.retryAfterSeconds };
+        if (result.kind !== 'unavailable') continue;
+      } else {
+        const { admission = UNAVAILABLE } = await fly(entry, { kind: 'call', need });
+        if (admission.kind !== 'unavailable') return admission;
       }
-      const result = await entry.flight;
-      if (result.kind === 'unavailable' && (failures += 1) >= LEASE_ATTEMPTS) return { kind: 'unavailable' };
-      // The ledger refused as much or less, after everything unused here was given back: this call does not fit either.
-      if (result.kind === 'refused' && need >= result.need) return { kind: 'refused', quota: result.quota, retryAfterSeconds: result.retryAfterSeconds };
+      if ((failures += 1) >= LEASE_ATTEMPTS) return UNAVAILABLE;
     }
   };
 
