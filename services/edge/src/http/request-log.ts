@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { bindToRequest } from '@gateway/lib/http-spans';
 import type { Logger } from '@gateway/lib/logging';
 import { durationHistogram } from '@gateway/lib/metrics';
 
@@ -14,7 +15,8 @@ export function logRequests(logger: Logger): RequestHandler {
   const durations = durationHistogram('edge.http.duration', 'Time to answer one HTTP request, by route template, status, error class and who verified the credential.');
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.once('close', () => {
+    // In the request's context, so that the line carries its trace id.
+    res.once('close', bindToRequest(req, () => {
       const error = res.locals.error;
       const route = typeof req.route?.path === 'string' ? req.route.path : undefined;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -41,7 +43,7 @@ export function logRequests(logger: Logger): RequestHandler {
         },
         'request',
       );
-    });
+    }));
     next();
   };
 }
