@@ -1,4 +1,3 @@
-import type { Context, TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -29,22 +28,6 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-/**
- * W3C trace context, adopted only from internal gRPC calls. A public HTTP
- * request always starts a new trace, so a client cannot choose the request
- * id (edge keeps the caller's traceparent as a link instead). gRPC metadata is
- * recognised by shape, so that this module stays free of grpc-js.
- */
-class InternalTraceContextPropagator extends W3CTraceContextPropagator {
-  override extract(context: Context, carrier: unknown, getter: TextMapGetter): Context {
-    return isGrpcMetadata(carrier) ? super.extract(context, carrier, getter) : context;
-  }
-}
-
-function isGrpcMetadata(carrier: unknown): boolean {
-  return typeof carrier === 'object' && carrier !== null && typeof (carrier as { getMap?: unknown }).getMap === 'function';
-}
-
 export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOptions): Telemetry {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   // With nothing to export spans to, recording them would only cost time on
@@ -61,7 +44,9 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
     instrumentations: [],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
-    textMapPropagator: new InternalTraceContextPropagator(),
+    // W3C trace context, carried in gRPC metadata by lib's client and server. An incoming HTTP
+    // request is never extracted from (http-spans.ts), so a client cannot choose its request id.
+    textMapPropagator: new W3CTraceContextPropagator(),
     metricReaders: [prometheus],
     ...(recording ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
