@@ -3,6 +3,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { histogramProducer } from './histograms';
 import { serveMetrics, type MetricsServer } from './metrics';
 
 /**
@@ -38,7 +39,8 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
   // Logs leave through stdout; only traces use OTLP.
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   // Served on the service's metrics port rather than the exporter's own server, whose port is fixed.
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  // lib's duration histograms are read beside the SDK's instruments.
+  const prometheus = new PrometheusExporter({ preventServerStart: true, metricProducers: [histogramProducer] });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
     instrumentations: [],
