@@ -1,10 +1,12 @@
+import { metrics } from '@opentelemetry/sdk-node';
 import { histogramProducer, libDurationHistogram } from './histograms';
 
 /** The data points of one histogram, as the Prometheus exporter reads them. */
 async function pointsOf(name: string) {
   const { resourceMetrics } = await histogramProducer.collect();
   const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((candidate) => candidate.descriptor.name === name);
-  return { scopes: resourceMetrics.scopeMetrics.map(({ scope }) => scope.name), metric, points: metric?.dataPoints.map(({ attributes, value }) => ({ attributes, value })) ?? [] };
+  const points = metric?.dataPointType === metrics.DataPointType.HISTOGRAM ? metric.dataPoints.map(({ attributes, value }) => ({ attributes, value })) : [];
+  return { scopes: resourceMetrics.scopeMetrics.map(({ scope }) => scope.name), metric, points };
 }
 
 describe("lib's duration histograms", () => {

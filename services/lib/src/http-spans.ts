@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { ConfigError } from './config';
+import { captured, requestAttributes } from './http-span-attributes';
 
 /**
  * The server span of every incoming HTTP request, kept by lib itself: a span
@@ -46,69 +47,9 @@ export function capturedHeaders(variable: string, fallback: string, environment:
   return names;
 }
 
-/** Methods kept as they are in `http.request.method`; any other is `_OTHER`, the original beside it. */
-const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
-/** Query parameters that carry signatures, censored in `url.query` as OpenTelemetry's instrumentation does. */
-const REDACTED_QUERY_PARAMETERS = ['sig', 'Signature', 'AWSAccessKeyId', 'X-Goog-Signature'];
-const REDACTED = 'REDACTED';
-
 const tracer = trace.getTracer('gateway-http');
 const REQUEST_CONTEXT = Symbol('gateway.requestContext');
 type TracedRequest = IncomingMessage & { [REQUEST_CONTEXT]?: Context };
-
-/** The address of `for` in x-forwarded-for's first entry, without a port, as the instrumentation read it. */
-function forwardedFor(request: IncomingMessage): string | undefined {
-  const header = request.headers['x-forwarded-for'];
-  const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
-  if (!first) return undefined;
-  try {
-    const { hostname } = new URL(`http://${first}`);
-    return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  } catch {
-    return first;
-  }
-}
-
-function captured(kind: 'request' | 'response', names: readonly string[], read: (name: string) => unknown, into: Attributes): void {
-  for (const name of names) {
-    const value = read(name);
-    if (value === undefined) continue;
-    into[`http.${kind}.header.${name}`] = Array.isArray(value) ? value.map(String) : [String(value)];
-  }
-}
-
-/** The request's attributes, computed only for a span that is recorded. */
-function requestAttributes(request: IncomingMessage, requestHeaders: readonly string[]): Attributes {
-  const method = request.method ?? 'GET';
-  const known = KNOWN_METHODS.has(method);
-  const attributes: Attributes = {
-    'http.request.method': known ? method : '_OTHER',
-    'url.scheme': 'http',
-    'network.peer.address': request.socket.remoteAddress,
-    'network.peer.port': request.socket.remotePort,
-    'network.protocol.version': request.httpVersion,
-    'user_agent.original': request.headers['user-agent'],
-  };
-  try {
-    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
-    if (request.headers.host) {
-      attributes['server.address'] = url.hostname;
-      if (url.port !== '') attributes['server.port'] = Number(url.port);
-    }
-    attributes['url.path'] = url.pathname;
-    if (url.search) {
-      for (const parameter of REDACTED_QUERY_PARAMETERS) if (url.searchParams.has(parameter)) url.searchParams.set(parameter, REDACTED);
-      attributes['url.query'] = url.searchParams.toString();
-    }
-  } catch {
-    // A request line no URL parser accepts: the span goes without its URL.
-  }
-  const client = forwardedFor(request) ?? request.socket.remoteAddress;
-  if (client) attributes['client.address'] = client;
-  if (!known) attributes['http.request.method_original'] = method;
-  captured('request', requestHeaders, (name) => request.headers[name], attributes);
-  return attributes;
-}
 
 function endRequestSpan(span: Span, response: ServerResponse, responseHeaders: readonly string[]): void {
   if (span.isRecording()) {
