@@ -333,6 +333,15 @@ describe('logs', () => {
         .map((line) => JSON.parse(line) as { trace_id?: string; msg?: string; reason?: string });
     await eventually(async () => (authLines().length > 0 ? true : undefined), 'the auth log line of the rejected key');
     expect(authLines()).toEqual([expect.objectContaining({ trace_id: requestId, msg: 'rpc rejected', reason: expect.stringMatching(/^unknown_key /) })]);
+    // Edge's request line, written when the response closes, is in the request's trace too.
+    const requestLines = () =>
+      e2e.stack.services.edge
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes(requestId) && line.includes('"msg":"request"'))
+        .map((line) => JSON.parse(line) as { trace_id?: string; request_id?: string; status?: number });
+    await eventually(async () => (requestLines().length > 0 ? true : undefined), "edge's request line of the rejected key");
+    expect(requestLines()).toEqual([expect.objectContaining({ trace_id: requestId, request_id: requestId, status: 401 })]);
   });
 
   it('hold no credential in any process', () => {

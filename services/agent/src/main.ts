@@ -6,7 +6,7 @@ runService({
   name: 'agent',
   configShape: agentConfigShape,
   async start(config, { logger }) {
-    // Loaded after telemetry so grpc-js, http and pg are instrumented.
+    // Loaded after telemetry, so that their meters are the SDK's.
     const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
     const { createPromiseClient, grpcHealthProbe, servingCheck } = await import('@gateway/lib/grpc');
     const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');

@@ -6,7 +6,7 @@ runService({
   name: 'edge',
   configShape: edgeConfigShape,
   async start(config, { logger }) {
-    // Loaded after telemetry so http and grpc-js are instrumented.
+    // Loaded after telemetry, so that their meters are the SDK's.
     const { createPromiseClient } = await import('@gateway/lib/grpc');
     const { loadCatalog } = await import('@gateway/lib/catalog');
     const { AgentServiceService } = await import('@gateway/proto/gen/gateway/agent/v1/agent');

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeHttpServer } from '@gateway/lib/http-server';
+import { traceRequests } from '@gateway/lib/http-spans';
 import express, { type Express, type RequestHandler } from 'express';
 import { registerAgentRoutes } from './agent/routes';
 import { registerOrganizationAgentRoutes } from './console/agents';
@@ -69,7 +70,7 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
     app,
     start: ({ host, port }) =>
       new Promise((resolve, reject) => {
-        const listening = createServer(app);
+        const listening = createServer(traceRequests(app));
         listening.once('error', reject);
         listening.listen(port, host, () => {
           listening.off('error', reject);

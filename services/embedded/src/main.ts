@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const config = loadConfig(embeddedConfigShape);
   const telemetry = startTelemetry({ serviceName: 'gateway-embedded' });
 
-  // Loaded after telemetry so http and grpc-js are instrumented.
+  // Loaded after telemetry, so that their meters are the SDK's.
   const { startEmbedded } = await import('./embedded');
   const { drainOnSignal } = await import('@gateway/lib/lifecycle');
   mkdirSync(config.DATA_DIR, { recursive: true });

@@ -4,7 +4,7 @@ import { startTelemetry, type Telemetry } from './telemetry';
 
 /**
  * The one shape of every service's `main.ts`: read the environment, start
- * telemetry before anything it instruments is loaded, start the service,
+ * telemetry before anything that makes metrics is loaded, start the service,
  * install the drain on SIGTERM, serve metrics, then log `listening`. A
  * service supplies only what is its own: its name, its config and how it
  * starts.
@@ -36,8 +36,8 @@ export interface ServiceMain<Shape extends z.ZodRawShape> {
   configShape: Shape;
   /**
    * Loads the service's modules and starts it. It runs after telemetry, so
-   * grpc-js, http and the rest are instrumented: import them here (`await
-   * import(...)`), never at the top of main.ts.
+   * the meters its modules ask for are the SDK's (one asked for earlier stays
+   * a no-op): import them here (`await import(...)`), never at the top of main.ts.
    */
   start(config: z.infer<z.ZodObject<Shape>>, context: { logger: import('pino').Logger }): Promise<StartedService>;
 }

@@ -1,5 +1,5 @@
 import { ConfigError } from './config';
-import { CAPTURE_REQUEST_HEADERS, capturedHeaders } from './telemetry';
+import { CAPTURE_REQUEST_HEADERS, capturedHeaders } from './http-spans';
 
 describe('capturedHeaders', () => {
   it('reads the comma-separated list, lower-cased, or the default when unset', () => {

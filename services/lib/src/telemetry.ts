@@ -1,17 +1,18 @@
-import { createNoopMeter, type Context, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ConfigError } from './config';
+import { histogramProducer } from './histograms';
 import { serveMetrics, type MetricsServer } from './metrics';
 
 /**
- * Starts OpenTelemetry. Must run before the module it instruments (http) is
- * loaded, which is why every main.ts calls it before importing its server;
- * gRPC calls are traced by lib's own client and server (grpc/call-spans.ts). Every request gets a trace, exported or not: the trace id is the
+ * Starts OpenTelemetry. Must run before the modules that make instruments are
+ * loaded (a meter asked for before the SDK is registered stays a no-op),
+ * which is why every main.ts calls it before importing its server. Nothing
+ * is patched: gRPC calls are traced by lib's own client and server
+ * (grpc/call-spans.ts), incoming HTTP requests by lib's own server span
+ * (http-spans.ts). Every request gets a trace, exported or not: the trace id is the
  * request id, and every log line carries it. Traces go to the OTLP endpoint
  * of the standard OTEL_EXPORTER_OTLP_* variables when one is set. Metrics
  * are read by Prometheus from the port given to `serveMetrics`.
@@ -28,51 +29,6 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-/**
- * W3C trace context, adopted only from internal gRPC calls. A public HTTP
- * request always starts a new trace, so a client cannot choose the request
- * id (edge keeps the caller's traceparent as a link instead). gRPC metadata is
- * recognised by shape, so that this module stays free of grpc-js.
- */
-class InternalTraceContextPropagator extends W3CTraceContextPropagator {
-  override extract(context: Context, carrier: unknown, getter: TextMapGetter): Context {
-    return isGrpcMetadata(carrier) ? super.extract(context, carrier, getter) : context;
-  }
-}
-
-function isGrpcMetadata(carrier: unknown): boolean {
-  return typeof carrier === 'object' && carrier !== null && typeof (carrier as { getMap?: unknown }).getMap === 'function';
-}
-
-/** Requests that are not traffic: liveness, readiness and metric scrapes make no traces. */
-const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
-const pathOf = (url: string | undefined) => (url ?? '').split('?')[0] ?? '';
-
-/**
- * Headers recorded as span attributes on HTTP server spans
- * (`http.request.header.<name>`, `http.response.header.<name>`), from the
- * variables OpenTelemetry's other SDKs read. By default the request id a
- * proxy in front sets (x-request-id), and the gateway's own request id
- * (x-service-request-id, which is also the trace id), so either finds the
- * trace. A header that carries a credential is refused.
- */
-export const CAPTURE_REQUEST_HEADERS = 'OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SERVER_REQUEST';
-export const CAPTURE_RESPONSE_HEADERS = 'OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SERVER_RESPONSE';
-const DEFAULT_REQUEST_HEADERS = 'x-request-id';
-const DEFAULT_RESPONSE_HEADERS = 'x-service-request-id';
-const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|key|token|secret|password|auth/;
-
-export function capturedHeaders(variable: string, fallback: string, environment: NodeJS.ProcessEnv = process.env): string[] {
-  const names = (environment[variable] ?? fallback)
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
-  const refused = names.filter((name) => CREDENTIAL_HEADER.test(name));
-  if (refused.length > 0) throw new ConfigError([`${variable}: ${refused.join(', ')} may carry a credential, which never goes into a trace`]);
-  return names;
-}
-
 export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOptions): Telemetry {
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   // With nothing to export spans to, recording them would only cost time on
@@ -83,30 +39,20 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
   // Logs leave through stdout; only traces use OTLP.
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   // Served on the service's metrics port rather than the exporter's own server, whose port is fixed.
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
-  const http = new HttpInstrumentation({
-    ignoreIncomingRequestHook: (request) => PROBE_PATHS.has(pathOf(request.url)),
-    ignoreOutgoingRequestHook: (request) => PROBE_PATHS.has(pathOf(request.path ?? undefined)),
-    headersToSpanAttributes: {
-      server: {
-        requestHeaders: capturedHeaders(CAPTURE_REQUEST_HEADERS, DEFAULT_REQUEST_HEADERS),
-        responseHeaders: capturedHeaders(CAPTURE_RESPONSE_HEADERS, DEFAULT_RESPONSE_HEADERS),
-      },
-    },
-  });
+  // lib's duration histograms are read beside the SDK's instruments.
+  const prometheus = new PrometheusExporter({ preventServerStart: true, metricProducers: [histogramProducer] });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-    instrumentations: [http],
+    instrumentations: [],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
     spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
-    textMapPropagator: new InternalTraceContextPropagator(),
+    // W3C trace context, carried in gRPC metadata by lib's client and server. An incoming HTTP
+    // request is never extracted from (http-spans.ts), so a client cannot choose its request id.
+    textMapPropagator: new W3CTraceContextPropagator(),
     metricReaders: [prometheus],
     ...(recording ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   sdk.start();
-  // Spans only: edge times its requests itself, by route template (edge.http.duration), which the
-  // instrumentation's histogram lacks; recording both would double the cost on every request.
-  http.setMeterProvider({ getMeter: () => createNoopMeter() });
   const servers: MetricsServer[] = [];
   return {
     serveMetrics: async (listen) => {

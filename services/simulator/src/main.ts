@@ -6,7 +6,7 @@ runService({
   name: 'simulator',
   configShape: simulatorConfigShape,
   async start(config, { logger }) {
-    // Loaded after telemetry so node:http is instrumented.
+    // Loaded after telemetry, so that their meters are the SDK's.
     const { loadCatalog } = await import('@gateway/lib/catalog');
     const { startSimulator } = await import('./server');
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadCatalog, type Catalog } from '@gateway/lib/catalog';
 import { closeHttpServer } from '@gateway/lib/http-server';
+import { traceRequests } from '@gateway/lib/http-spans';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import { handleChatCompletion, type ChatContext } from './chat/handler';
 import { sendError, sendJson } from './http/respond';
@@ -78,15 +79,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     sendError(res, 404, `Unknown request URL: ${req.method ?? ''} ${path}.`, { code: 'unknown_url' });
   };
 
-  const server = createServer((req, res) => {
-    stats.request();
-    res.once('finish', () => stats.status(res.statusCode));
-    route(req, res).catch((error: unknown) => {
-      logger.error({ err: error }, 'simulator request failed');
-      if (!res.headersSent) sendError(res, 500, 'The simulator failed unexpectedly.');
-      else res.destroy();
-    });
-  });
+  const server = createServer(
+    traceRequests((req, res) => {
+      stats.request();
+      res.once('finish', () => stats.status(res.statusCode));
+      route(req, res).catch((error: unknown) => {
+        logger.error({ err: error }, 'simulator request failed');
+        if (!res.headersSent) sendError(res, 500, 'The simulator failed unexpectedly.');
+        else res.destroy();
+      });
+    }),
+  );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   server.on('connection', (socket) => {

@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { DomainError } from '@gateway/lib/errors';
+import { bindToRequest } from '@gateway/lib/http-spans';
 import { fieldNestedTooDeep, MAX_JSON_DEPTH } from './json-depth';
 
 /** The fields body-parser puts on the errors it raises. */
@@ -82,11 +83,17 @@ const refuseDeepNesting: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Parses JSON bodies up to the limit and the nesting depth; an absent body leaves req.body undefined. */
+/**
+ * Parses JSON bodies up to the limit and the nesting depth; an absent body leaves req.body undefined.
+ * The parser finishes in the body's last 'end' event, outside the request's context: everything
+ * after it (the handlers, their logs and calls) is run in the request's trace again.
+ */
 export function jsonBody(limitBytes: number): Array<RequestHandler | ErrorRequestHandler> {
+  const parse = express.json({ limit: limitBytes, strict: true });
+  const parseInRequestContext: RequestHandler = (req, res, next) => parse(req, res, bindToRequest(req, next));
   const translateErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
     if (isUndecodableBody(error)) next(undecodableBody());
     else next(isBodyParserError(error) ? fromBodyParserError(error, limitBytes) : error);
   };
-  return [requireJsonBody, express.json({ limit: limitBytes, strict: true }), translateErrors, refuseDeepNesting];
+  return [requireJsonBody, parseInRequestContext, translateErrors, refuseDeepNesting];
 }

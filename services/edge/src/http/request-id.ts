@@ -9,7 +9,7 @@ export const OPENAI_REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * The request id is the W3C trace id of the request's server span (opened by
- * the HTTP instrumentation), so searching the trace backend for it finds the
+ * lib's traceRequests), so searching the trace backend for it finds the
  * whole trace across every service. Without telemetry a random id of the
  * same shape stands in.
  */

@@ -1,6 +1,18 @@
 import type { RequestHandler } from 'express';
+import { bindToRequest } from '@gateway/lib/http-spans';
 import type { Logger } from '@gateway/lib/logging';
-import { durationHistogram } from '@gateway/lib/metrics';
+import { durationHistogram, type DurationSeries } from '@gateway/lib/metrics';
+
+/** The labels of `edge.http.duration`; the optional ones are left out of the series when absent. */
+interface DurationLabels {
+  method: string;
+  route: string;
+  status: number;
+  errorType: string | undefined;
+  reason: string | undefined;
+  verifiedBy: string | undefined;
+  aborted: boolean;
+}
 
 /**
  * One line per request, written when the response is done: the route
@@ -12,21 +24,41 @@ import { durationHistogram } from '@gateway/lib/metrics';
  */
 export function logRequests(logger: Logger): RequestHandler {
   const durations = durationHistogram('edge.http.duration', 'Time to answer one HTTP request, by route template, status, error class and who verified the credential.');
+  /** Each label set's series, found by its values in a fixed order rather than by sorting and serializing the set on every request. */
+  const series = new Map<string, DurationSeries>();
+  const seriesOf = (labels: DurationLabels) => {
+    const key = [labels.method, labels.route, labels.status, labels.errorType, labels.reason, labels.verifiedBy, labels.aborted].join('\n');
+    let found = series.get(key);
+    if (!found) {
+      found = durations.series({
+        'http.request.method': labels.method,
+        'http.route': labels.route,
+        'http.response.status_code': labels.status,
+        ...(labels.errorType ? { 'error.type': labels.errorType } : {}),
+        ...(labels.reason ? { reason: labels.reason } : {}),
+        ...(labels.verifiedBy ? { verified_by: labels.verifiedBy } : {}),
+        ...(labels.aborted ? { aborted: true } : {}),
+      });
+      series.set(key, found);
+    }
+    return found;
+  };
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.once('close', () => {
+    // In the request's context, so that the line carries its trace id.
+    res.once('close', bindToRequest(req, () => {
       const error = res.locals.error;
       const route = typeof req.route?.path === 'string' ? req.route.path : undefined;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      durations.record(durationMs, {
-        'http.request.method': req.method,
-        'http.route': route ?? 'unmatched',
-        'http.response.status_code': res.statusCode,
-        ...(error ? { 'error.type': error.errorClass } : {}),
-        ...(error?.reasonCode ? { reason: error.reasonCode } : {}),
-        ...(res.locals.verifiedBy ? { verified_by: res.locals.verifiedBy } : {}),
-        ...(res.writableFinished ? {} : { aborted: true }),
-      });
+      seriesOf({
+        method: req.method,
+        route: route ?? 'unmatched',
+        status: res.statusCode,
+        errorType: error?.errorClass,
+        reason: error?.reasonCode,
+        verifiedBy: res.locals.verifiedBy,
+        aborted: !res.writableFinished,
+      }).record(durationMs);
       logger.info(
         {
           method: req.method,
@@ -41,7 +73,7 @@ export function logRequests(logger: Logger): RequestHandler {
         },
         'request',
       );
-    });
+    }));
     next();
   };
 }

@@ -7,8 +7,8 @@ import { rpcAttributes } from './call-spans';
  * Duration of every unary call, on the server (`rpc.server.duration`) and on
  * the client (`rpc.client.duration`), by method and outcome: the OpenTelemetry
  * RPC attributes, plus the domain error kind and, where the error has one,
- * its reason code (why auth refused a credential, say). The attribute sets
- * of a method are built once, not per call.
+ * its reason code (why auth refused a credential, say). A method's
+ * successful calls record into its series, found once, not per call.
  */
 export interface CallTimer {
   /** Records one call that started at `startedMs` (performance.now()). */
@@ -19,9 +19,9 @@ export interface CallTimer {
 export function callTimer(side: 'server' | 'client', methodPath: string): CallTimer {
   const histogram = durationHistogram(`rpc.${side}.duration`, `Time to ${side === 'server' ? 'answer' : 'complete'} one gRPC call, by method and outcome.`);
   const method: Attributes = rpcAttributes(methodPath);
-  const ok: Attributes = { ...method, 'rpc.grpc.status_code': 0 };
+  const ok = histogram.series({ ...method, 'rpc.grpc.status_code': 0 });
   return {
-    succeeded: (startedMs) => histogram.record(performance.now() - startedMs, ok),
+    succeeded: (startedMs) => ok.record(performance.now() - startedMs),
     failed: (startedMs, error) =>
       histogram.record(performance.now() - startedMs, {
         ...method,

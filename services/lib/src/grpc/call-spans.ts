@@ -35,18 +35,25 @@ export function callSpans(methodPath: string, peer?: string): CallSpans {
   const name = `grpc.${methodPath.slice(1)}`;
   const colon = peer?.lastIndexOf(':') ?? -1;
   const peerAttributes: Attributes = peer && colon > 0 ? { 'server.address': peer.slice(0, colon), 'server.port': Number(peer.slice(colon + 1)) } : {};
-  const client = { kind: SpanKind.CLIENT, attributes: { ...rpcAttributes(methodPath), ...peerAttributes } };
-  const server = { kind: SpanKind.SERVER, attributes: rpcAttributes(methodPath) };
+  const clientAttributes: Attributes = { ...rpcAttributes(methodPath), ...peerAttributes };
+  const serverAttributes = rpcAttributes(methodPath);
+  // The attributes are set only on a span that is recorded: the SDK copies and checks those given
+  // to startSpan on every call, recorded or not (no sampler of ours reads them).
+  const start = (kind: SpanKind, attributes: Attributes, parent: Context) => {
+    const span = tracer.startSpan(name, { kind }, parent);
+    if (span.isRecording()) span.setAttributes(attributes);
+    return span;
+  };
   return {
     startClient: (metadata) => {
       const parent = context.active();
-      const span = tracer.startSpan(name, client, parent);
+      const span = start(SpanKind.CLIENT, clientAttributes, parent);
       propagation.inject(trace.setSpan(parent, span), metadata, setter);
       return span;
     },
     startServer: (metadata) => {
       const caller = propagation.extract(ROOT_CONTEXT, metadata, getter);
-      const span = tracer.startSpan(name, server, caller);
+      const span = start(SpanKind.SERVER, serverAttributes, caller);
       return { span, context: trace.setSpan(caller, span) };
     },
   };

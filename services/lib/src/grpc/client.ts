@@ -143,7 +143,7 @@ export function createPromiseClient<D extends RpcServiceDefinition>(
         const options: CallOptions = { deadline: Date.now() + (settings.deadlineMs ?? deadlineMs) };
         const metadata = settings.metadata ?? new Metadata();
         const span = spans.startClient(metadata);
-        invoke.call(client, request, metadata, options, (error, response) => {
+        const done: UnaryCallback = (error, response) => {
           if (error) {
             endCallSpan(span, error.code);
             const domain = fromGrpcError(error, serviceName);
@@ -156,10 +156,27 @@ export function createPromiseClient<D extends RpcServiceDefinition>(
             outages?.succeeded();
             resolve(response);
           }
-        });
+        };
+        withoutCallerStack(() => invoke.call(client, request, metadata, options, done));
       });
   }
   return methods as PromiseClient<D>;
+}
+
+/**
+ * Runs `start` (a grpc-js call being made) without capturing stacks. grpc-js
+ * builds an Error on every unary call to append the caller's stack to a
+ * failure's: about 8 µs of CPU per call, for frames that end at this file's
+ * promise (the call's service and outcome are in the DomainError it maps to).
+ */
+function withoutCallerStack(start: () => void): void {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    start();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** A grpc-js response stream as an async iterable: cancelled when the caller aborts or stops reading, failures mapped. */
