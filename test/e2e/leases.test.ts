@@ -132,7 +132,7 @@ describe('allowance leases across replicas', () => {
   it('stays within the allowance with an edge replica killed holding a slice, whose slice comes back at its lease expiry', async () => {
     const caller = await e2e.seed({ plan: 'simulated' });
     const allowance = testCatalog.plans.get('simulated')?.monthlyAllowanceMicros ?? 0n;
-    const { counters, holds } = periodKeys(e2e.stack.ledgerKeyPrefix, caller.organizationId);
+    const { counters, holds, expiries } = periodKeys(e2e.stack.ledgerKeyPrefix, caller.organizationId);
     const [survivor, doomed] = e2e.stack.replicasOf('edge');
     if (!survivor || !doomed) throw new Error('the stack has one edge replica');
 
@@ -151,11 +151,21 @@ describe('allowance leases across replicas', () => {
     expect(told + usdHeader(warm.headers, 'x-service-cost-usd')).toBeLessThanOrEqual(allowance);
     expect(await counter(redis, counters, 'spend_used')).toBeLessThanOrEqual(allowance);
 
-    // The slice comes back once the lease expires (the survivor's own Leases sweep it), and nothing stays held.
-    await eventually(async () => ((await redis.hexists(holds, doomedLease)) === 0 ? true : undefined), 'the dead replica\'s lease to expire', 30_000);
-    await nothingHeld(counters, 'spend_reserved');
+    // The dead replica's lease expires (by the ledger's clock, in Redis); the next Lease sweeps it and its slice is
+    // back: once the survivor's own idle lease has gone back too, nothing stays held.
+    await eventually(async () => {
+      const expiresAt = await redis.zscore(expiries, doomedLease);
+      return expiresAt === null || Number(expiresAt) < Date.now() ? true : undefined;
+    }, "the dead replica's lease to expire", 30_000);
+    // And the survivor gave back its own idle slice, so its next call asks the ledger rather than admit from it.
+    await eventually(async () => {
+      const doomedNow = BigInt((await redis.hget(holds, doomedLease))?.split(':')[1] ?? '0');
+      return (await counter(redis, counters, 'spend_reserved')) === doomedNow ? true : undefined;
+    }, "the survivor's idle lease to go back");
     const after = await send(`http://127.0.0.1:${survivor.port}`, caller.key, { model: 'sim-small', max_tokens: 8, messages: [{ role: 'user', content: 'Still there?' }] });
     expect(after.status).toBe(200);
+    expect(await redis.hexists(holds, doomedLease)).toBe(0);
+    await nothingHeld(counters, 'spend_reserved');
     expect(await counter(redis, counters, 'spend_used')).toBeLessThanOrEqual(allowance);
   });
 });

@@ -42,13 +42,13 @@ export function largeCall(seed: number): unknown {
   };
 }
 
-/** The ledger's Redis keys of an organization's counters this period, and of its holds (reservations and leases). */
-export function periodKeys(ledgerKeyPrefix: string, organizationId: string): { counters: string; holds: string } {
+/** The ledger's Redis keys of an organization's counters this period, and of its holds (reservations and leases) and their expiries. */
+export function periodKeys(ledgerKeyPrefix: string, organizationId: string): { counters: string; holds: string; expiries: string } {
   const period = nextPeriodStart();
   period.setUTCMonth(period.getUTCMonth() - 1);
   const key = { organizationId, period: period.toISOString().slice(0, 7) };
   const keys = ledgerKeys(ledgerKeyPrefix);
-  return { counters: keys.counters(key), holds: keys.holds(key) };
+  return { counters: keys.counters(key), holds: keys.holds(key), expiries: keys.holdExpiries(key) };
 }
 
 /** A counter of the period's hash, as a bigint (0 when absent). */
