@@ -26,14 +26,19 @@ let client: OpenAI;
 let key: string;
 
 beforeAll(async () => {
-  e2e = await startE2e('e2e_degradation', { serviceEnv: { edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) } } });
+  e2e = await startE2e('e2e_degradation', {
+    // A lease stays held while the ledger is stopped under it, however long the stop takes (it lapses with the ledger's LEASE_TTL_MS).
+    serviceEnv: { edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), EDGE_LEASE_IDLE_MS: '60000' } },
+  });
   key = (await e2e.seed({ plan: 'simulated' })).key;
   client = e2e.client(key);
 });
 
 afterAll(() => e2e?.close());
 
-const ask = (content = 'What is a lighthouse?') => client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content }] }).withResponse();
+const ask = (content = 'What is a lighthouse?', caller = client) => caller.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content }] }).withResponse();
+/** A caller of its own, for which edge holds no allowance lease yet. */
+const freshClient = async () => e2e.client((await e2e.seed({ plan: 'simulated' })).key);
 const chatCount = async () => (await simulatorStats(e2e.stack.simulatorUrl)).requests.chatCompletions;
 
 /** After a restart the gateway's channel reconnects on its own; the first call or two may still find it down. */
@@ -69,17 +74,32 @@ describe('with a backend down', () => {
     expect(headers.get('x-service-quota-meter')).toBe('spend');
   });
 
+  it('keeps admitting within a lease it holds while the ledger is down, with the counters of the lease answer', async () => {
+    const caller = await freshClient();
+    // A first call leases a slice of the allowance; the next is admitted within it without asking the ledger.
+    expect((await ask(undefined, caller)).response.headers.get('x-service-metered')).toBe('true');
+    await e2e.stack.services.ledger.stop();
+    try {
+      const { response } = await ask(undefined, caller);
+      expect({ metered: response.headers.get('x-service-metered'), meter: response.headers.get('x-service-quota-meter') }).toEqual({ metered: 'false', meter: 'spend' });
+    } finally {
+      await e2e.restart('ledger');
+    }
+    await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
+  });
+
   it('logs a ledger outage once, counts every failed call, and logs its end once', async () => {
     const edge = e2e.stack.services.edge;
     const failures = async () => total((await scrape(edge.metricsPort)).samples, 'dependency_failures_total', { dependency: 'ledger' });
     const failedBefore = await failures();
     const logOffset = edge.logs().length;
     const REQUESTS = 5;
+    const caller = await freshClient();
     await e2e.stack.services.ledger.stop();
     try {
-      for (let request = 0; request < REQUESTS; request += 1) expect((await ask()).response.headers.get('x-service-metered')).toBe('false');
-      // Each request's quota check and its record failed, and each failure was counted.
-      expect((await failures()) - failedBefore).toBe(REQUESTS * 2);
+      for (let request = 0; request < REQUESTS; request += 1) expect((await ask(undefined, caller)).response.headers.get('x-service-metered')).toBe('false');
+      // Each request's Lease, asked once more before it went through unenforced, and its record failed; each failure was counted.
+      expect((await failures()) - failedBefore).toBe(REQUESTS * 3);
     } finally {
       await e2e.restart('ledger');
     }

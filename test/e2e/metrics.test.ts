@@ -42,8 +42,8 @@ describe('Prometheus metrics', () => {
     expect(total(samples, 'edge_http_duration_count', { http_route: route, http_response_status_code: '200' })).toBe(1);
     expect(total(samples, 'edge_http_duration_count', { http_route: route, http_response_status_code: '401', error_type: 'auth' })).toBe(2);
     expect(total(samples, 'edge_provider_duration_count', { stream: 'false' })).toBe(1);
-    // No Price and no Route: edge prices and routes with the price list and the routing policy it holds.
-    for (const method of ['CheckQuota', 'Record']) {
+    // No Price, no Route and no CheckQuota: edge prices, routes and admits with the price list, the routing policy and the lease it holds.
+    for (const method of ['Lease', 'Record']) {
       expect(total(samples, 'rpc_client_duration_count', { rpc_method: method, rpc_grpc_status_code: '0' })).toBeGreaterThanOrEqual(1);
     }
     expect(total(samples, 'rpc_client_duration_count', { rpc_method: 'Route' })).toBe(0);
@@ -57,13 +57,14 @@ describe('Prometheus metrics', () => {
     expect(total(samples, 'rpc_server_duration_count', { ...authenticate, error_type: 'auth', reason: 'unknown_key' })).toBe(1);
   });
 
-  it('counts routing decisions by tier and model where they are made, and what the ledger reserved, took and wrote', async () => {
+  it('counts routing decisions by tier and model where they are made, and what the ledger leased, took and wrote', async () => {
     const edge = await scrape(e2e.stack.services.edge.metricsPort);
     expect(total(edge.samples, 'router_decisions_total', { tier: 'simple', model: 'sim-small', routed: 'true' })).toBe(1);
     const router = await scrape(e2e.stack.services.router.metricsPort);
     expect(total(router.samples, 'router_decisions_total')).toBe(0);
     const ledger = await scrape(e2e.stack.services.ledger.metricsPort);
-    expect(total(ledger.samples, 'ledger_quota_decisions_total', { allowed: 'true' })).toBe(1);
+    // The call's Lease, and perhaps the give-back of edge's idle lease since.
+    expect(total(ledger.samples, 'ledger_leases_total', { granted: 'true', meter: 'spend' })).toBeGreaterThanOrEqual(1);
     expect(total(ledger.samples, 'ledger_records_total', { accepted: 'true' })).toBe(1);
     // The writer drains the queue on its own schedule.
     await eventually(async () => {

@@ -2,13 +2,14 @@ import { TEST_CATALOG_PATH } from './support/catalog';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CatalogFile } from '@gateway/lib/catalog';
+import { worstCaseOf, type CatalogFile } from '@gateway/lib/catalog';
 import { formatUsd } from '@gateway/lib/money';
 import OpenAI from 'openai';
 import { eventually } from './support/eventually';
 import { startE2e, type E2e } from './support/harness';
 import { committedTrace } from './support/ledger';
-import { costOf } from './support/prices';
+import { costOf, testCatalog } from './support/prices';
+import { expectApiError, failure } from './support/headers';
 
 /**
  * The price list edge holds (docs/decisions.md#the-price-list-edge-holds): pricing publishes a new
@@ -84,4 +85,20 @@ it('prices from the list it holds while pricing is down', async () => {
   } finally {
     await e2e.restart('pricing');
   }
+});
+
+it('admits by the worst case at the prices of the list it holds, without a restart of edge', async () => {
+  // The list published above (sim-small's output at $123 per million) is the one edge holds.
+  await eventually(async () => {
+    const answer = await ask();
+    return answer.cost === costAtNewPrice(answer.usage) ? true : undefined;
+  }, 'the new price list in edge');
+  const tiny = e2e.client((await e2e.seed({ plan: 'e2e_spend_tiny' })).key);
+  const body = { model: 'sim-small', max_tokens: 1000, messages: [{ role: 'user' as const, content: 'Write a long poem.' }] };
+  const model = testCatalog.models.get('sim-small');
+  if (!model) throw new Error('the test catalog has sim-small');
+  const atNewPrice = worstCaseOf(body, { ...model, outputMicrosPerMillion: 123_000_000n }).costMicros;
+  expect(atNewPrice).not.toBe(worstCaseOf(body, model).costMicros);
+  const { body: refusal } = expectApiError(await failure(tiny.chat.completions.create(body)), 402, 'quota');
+  expect(refusal.message).toContain(`could cost up to $${formatUsd(atNewPrice)} `);
 });

@@ -84,11 +84,11 @@ describe('one request, one trace', () => {
     const ids = new Set(spans.map((span) => span.spanId));
     const roots = spans.filter((span) => !ids.has(span.parentSpanId));
     expect(roots).toEqual([expect.objectContaining({ service: 'edge', parentSpanId: '' })]);
-    // Every hop of the hot path, as its service saw it.
+    // Every hop of the hot path, as its service saw it; the caller's first call asks for edge's lease on its allowance.
     expect(spans.filter((span) => span.service !== 'edge').map((span) => `${span.service} ${span.name}`)).toEqual(
       expect.arrayContaining([
         'auth grpc.gateway.auth.v1.AuthService/Authenticate',
-        'ledger grpc.gateway.ledger.v1.LedgerService/CheckQuota',
+        'ledger grpc.gateway.ledger.v1.LedgerService/Lease',
         'ledger grpc.gateway.ledger.v1.LedgerService/Record',
       ]),
     );

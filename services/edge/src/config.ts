@@ -1,7 +1,9 @@
 import type { Catalog } from '@gateway/lib/catalog';
 import { drainConfigShape, env } from '@gateway/lib/config';
+import { parseUsd } from '@gateway/lib/money';
 import { z } from 'zod';
 import type { GatewaySettings } from './gateway/deps';
+import { DEFAULT_LEASE_TIMING, type LeaseSettings } from './gateway/leases';
 import { providerConfigShape } from './provider';
 
 /**
@@ -21,6 +23,34 @@ const trustProxy = z
     if (/^\d+$/.test(value)) return Number(value);
     return value.split(',').map((entry) => entry.trim()).filter(Boolean);
   });
+
+/** How edge holds its allowance leases (docs/decisions.md#admission-and-allowance-leases); the embedded mode takes the defaults. */
+export const leaseConfigShape = {
+  /**
+   * What edge asks the ledger for beyond a call's worst case when its lease on a spend allowance
+   * runs short (a decimal USD amount): larger slices ask the ledger less often, smaller ones
+   * strand less of an allowance in one replica. The ledger grants less near the allowance's end.
+   */
+  EDGE_LEASE_SLICE_USD: z
+    .string()
+    .default('1.00')
+    .transform((value, context) => {
+      try {
+        const micros = parseUsd(value);
+        if (micros >= 0n) return micros;
+      } catch {
+        // reported below
+      }
+      context.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a USD amount of at least 0 with at most 6 decimal places' });
+      return z.NEVER;
+    }),
+  /** The same for request-count allowances (BYOK, legacy plans), in requests. */
+  EDGE_LEASE_SLICE_REQUESTS: z.coerce.number().int().min(0).default(100),
+  /** A lease no call was admitted against for this long gives its unused slice back to the ledger. */
+  EDGE_LEASE_IDLE_MS: env.positiveInt(1000),
+  /** Edge stops admitting against a lease this long before the ledger's expiry of it (at most a quarter of the lease). */
+  EDGE_LEASE_SAFETY_MS: env.positiveInt(1000),
+};
 
 /** Environment of the edge service, checked at start (fail fast, by name). */
 export const edgeConfigShape = {
@@ -68,6 +98,7 @@ export const edgeConfigShape = {
    * unconfirmed; an unavailable ledger fails at once.
    */
   RECORD_ANSWER_GRACE_MS: env.positiveInt(2000),
+  ...leaseConfigShape,
   /** Carries auth's principal invalidations; without it every gateway call is verified by auth. */
   REDIS_URL: env.optionalUrl(),
   /** How long a verified credential is reused (needs REDIS_URL); 0 verifies every call with auth. */
@@ -116,7 +147,7 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
  */
 export function gatewaySettingsFrom(
   config: Pick<EdgeConfig, 'SECRETS_KEY' | 'RECORD_DEADLINE_MS' | 'RECORD_ANSWER_GRACE_MS'>,
-  catalog: Pick<Catalog, 'providers' | 'models'>,
+  catalog: Pick<Catalog, 'providers' | 'models' | 'plans'>,
   environment: NodeJS.ProcessEnv = process.env,
 ): GatewaySettings {
   const managedProviderKeys = new Map<string, string>();
@@ -128,6 +159,18 @@ export function gatewaySettingsFrom(
     managedProviderKeys,
     secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
     models: catalog.models,
+    planMeters: new Map([...catalog.plans.values()].map((plan) => [plan.name, plan.meter])),
     recordTiming: { commitWithinMs: config.RECORD_DEADLINE_MS, answerGraceMs: config.RECORD_ANSWER_GRACE_MS },
+  };
+}
+
+/** How this replica holds its allowance leases. */
+export function leaseSettingsFrom(config: z.infer<z.ZodObject<typeof leaseConfigShape>>): LeaseSettings {
+  return {
+    ...DEFAULT_LEASE_TIMING,
+    sliceMicros: config.EDGE_LEASE_SLICE_USD,
+    sliceRequests: BigInt(config.EDGE_LEASE_SLICE_REQUESTS),
+    idleMs: config.EDGE_LEASE_IDLE_MS,
+    safetyMarginMs: config.EDGE_LEASE_SAFETY_MS,
   };
 }

@@ -1,5 +1,5 @@
 import { runService } from '@gateway/lib/service';
-import { edgeConfigShape, gatewaySettingsFrom, settingsFrom } from './config';
+import { edgeConfigShape, gatewaySettingsFrom, leaseSettingsFrom, settingsFrom } from './config';
 
 /** The edge service as its own process (lib's runService: env, telemetry first, serve, drain on SIGTERM). */
 runService({
@@ -21,6 +21,7 @@ runService({
     const { startPrincipalCache } = await import('./gateway/principal-cache-setup');
     const { holdPriceList } = await import('./gateway/price-list');
     const { holdRoutingPolicy, routingReadiness } = await import('./gateway/routing-policy');
+    const { holdLeases } = await import('./gateway/leases');
 
     const auth = createPromiseClient(AuthServiceService, {
       serviceName: 'auth',
@@ -37,7 +38,9 @@ runService({
     const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS, logger });
     const catalog = loadCatalog(config.CATALOG_PATH);
     const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
-    const principals = startPrincipalCache(config, logger);
+    const leases = holdLeases({ ledger, logger, settings: leaseSettingsFrom(config) });
+    // A plan change reaches the leases as it reaches the cached principals.
+    const principals = startPrincipalCache(config, logger, leases.release);
     const priceList = holdPriceList(pricing, logger);
     const routingPolicy = holdRoutingPolicy(router, logger);
     // Ready means able to serve: auth and routing are required, pricing and the ledger degrade.
@@ -48,7 +51,7 @@ runService({
       readiness,
       settings: settingsFrom(config),
       logger,
-      gateway: { router, routingPolicy, pricing, priceList, ledger, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+      gateway: { router, routingPolicy, pricing, priceList, ledger, leases, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
       agent,
       usage,
     });
@@ -60,6 +63,8 @@ runService({
         principals?.close();
         priceList.stop();
         routingPolicy.stop();
+        // After the drain: the calls admitted against the leases are over, and what they left unused goes back.
+        await leases.stop();
         await provider.close();
         for (const closable of [auth, router, pricing, ledger, agent, usage, ...Object.values(probes)]) closable.close();
       },

@@ -10,7 +10,8 @@ import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db
 import { startAuthServer } from '@gateway/auth/server';
 import { inProcessInvalidator } from '@gateway/auth/invalidation';
 import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
-import { gatewaySettingsFrom } from '@gateway/edge/config';
+import { gatewaySettingsFrom, leaseConfigShape, leaseSettingsFrom } from '@gateway/edge/config';
+import { holdLeases, type LeaseHolder } from '@gateway/edge/leases';
 import { createProviderClient } from '@gateway/edge/provider';
 import { grpcHealthProbe } from '@gateway/edge/readiness';
 import { holdPriceList } from '@gateway/edge/price-list';
@@ -92,6 +93,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   // Recent verifications, as edge keeps them in the stack; auth tells this cache of every change directly.
   const principals = new PrincipalCache({ ttlMs: PRINCIPAL_CACHE_TTL_MS, maxEntries: PRINCIPAL_CACHE_MAX_ENTRIES });
   principals.enable();
+  // Edge's allowance leases, held once the ledger is up; a plan change reaches them as it reaches the cache.
+  let leases: LeaseHolder | undefined;
   const loggers = {
     auth: logger.child({ component: 'auth' }),
     router: logger.child({ component: 'router' }),
@@ -105,7 +108,10 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
         db: authDb.db,
         throttle: new MemoryAttemptThrottle(),
         // One process, one edge: a change to an organization's credentials empties its entries in edge's cache at once.
-        invalidator: inProcessInvalidator((organizationId) => principals.dropOrganization(organizationId)),
+        invalidator: inProcessInvalidator((organizationId) => {
+          principals.dropOrganization(organizationId);
+          leases?.release(organizationId);
+        }),
         settings: {
           keyEnvironment: 'test',
           accessTokenSecret: secrets.accessTokenSecret,
@@ -165,6 +171,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     providerEnvironment,
   );
   const priceList = holdPriceList(clients.pricing, edgeLogger);
+  const edgeLeases = holdLeases({ ledger: clients.ledger, logger: edgeLogger, settings: leaseSettingsFrom(loadConfig(leaseConfigShape, {})) });
+  leases = edgeLeases;
   const edge = createEdgeApp({
     auth: clients.auth,
     readiness,
@@ -176,7 +184,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       trustProxy: false,
     },
     logger: edgeLogger,
-    gateway: { ...clients, priceList, routingPolicy, provider, settings: gatewaySettings, principals },
+    gateway: { ...clients, priceList, routingPolicy, leases: edgeLeases, provider, settings: gatewaySettings, principals },
     agent: agentClient,
     usage: usageClient,
   });
@@ -221,6 +229,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
       await edge.stop();
       priceList.stop();
       routingPolicy.stop();
+      await edgeLeases.stop();
       await provider.close();
       for (const closable of [...Object.values(clients), agentClient, usageClient, ...Object.values(probes), ...agentProbes]) closable.close();
       await Promise.all([agent.stop(), auth.stop(), router.stop(), pricing.stop(), ledger.stop(), usage.stop()]);

@@ -22,6 +22,11 @@ function writeTestCatalog(): string {
     description: 'Test plan: a spend allowance of ten small reservations, for simultaneous requests.',
     monthly_allowance_usd: '0.000100',
   };
+  catalog.plans.e2e_byok_drain = {
+    ...simulated,
+    description: 'Test plan: a BYOK requests allowance that two edge replicas drain together.',
+    byok_requests_per_month: 24,
+  };
   catalog.plans.e2e_legacy = {
     ...simulated,
     description: 'Test plan: the older messages-per-month meter.',

@@ -27,7 +27,7 @@ export type QuotaOutcome =
  * calls, each already counted by `rpc_client_duration`, and the stack of
  * the client's callback says nothing about why it was slow.
  */
-function logDegraded(logger: Logger, error: unknown, message: string): void {
+export function logDegraded(logger: Logger, error: unknown, message: string): void {
   if (error instanceof DomainError && error.kind === 'unavailable') return;
   if (error instanceof DomainError && error.kind === 'timeout') logger.warn({ reason: error.message }, message);
   else logger.warn({ err: error }, message);

@@ -3,8 +3,8 @@ import { toDomainError } from '@gateway/lib/errors';
 import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { requestIdOf } from '../http/locals';
 import type { ProviderRequest } from '../provider';
-import { quotaRefusal, worstCaseFor } from './admission';
-import { checkQuota, priceCall, recordCall } from './backends';
+import { admitCall, leaseUsage, quotaRefusal, worstCaseFor, type LeasedCall } from './admission';
+import { priceCall, recordCall } from './backends';
 import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders, type HeaderFacts } from './headers';
 import { authenticateGatewayCall, modeName, principalName, requireScope, subjectOf } from './principal';
@@ -49,6 +49,8 @@ export interface GatewayCall {
   facts: HeaderFacts;
   body: ChatCompletionBody;
   reservationId: string;
+  /** The lease the call was admitted against, settled with its usage once it is recorded. */
+  lease: LeasedCall | undefined;
   startedAt: Date;
   startedMs: number;
 }
@@ -64,6 +66,7 @@ async function servePrincipal(
   const startedAt = new Date();
   const startedMs = performance.now();
   let reservationId = '';
+  let lease: LeasedCall | undefined;
   let requestedModel = '';
   let stream = false;
   try {
@@ -75,15 +78,13 @@ async function servePrincipal(
     const routed = await routeCall(deps, routeRequestOf(body, principal));
     facts.route = routeFactsOf(routed);
     const upstreamBody = upstreamBodyOf(body, routed);
-    const worstCase = worstCaseFor(deps.settings.models, routed.model, upstreamBody);
-    const quota = await checkQuota(deps.ledger, deps.logger, subjectOf(principal), facts.requestId, worstCase.costMicros);
-    if (quota.kind === 'checked') {
-      reservationId = quota.reservationId;
-      facts.quota = quota.quota;
-      if (!quota.allowed) throw quotaRefusal(quota.quota, worstCase, quota.retryAfterSeconds);
-    }
+    const worstCase = worstCaseFor(deps.settings.models, deps.priceList?.current(), routed.model, upstreamBody);
+    const admitted = await admitCall(deps, subjectOf(principal), facts.requestId, worstCase);
+    ({ reservationId, lease } = admitted);
+    facts.quota = admitted.quota;
+    if (admitted.refusedFor) throw quotaRefusal(admitted.quota, worstCase, admitted.refusedFor.retryAfterSeconds);
 
-    const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, startedAt, startedMs };
+    const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, lease, startedAt, startedMs };
     const upstream: ProviderRequest = {
       provider: routed.provider,
       apiKey: providerKeyFor(deps.settings, principal, routed.provider),
@@ -102,6 +103,7 @@ async function servePrincipal(
           requestId: facts.requestId,
           principal,
           reservationId,
+          leaseId: lease?.leaseId ?? '',
           requestedModel,
           route: facts.route,
           httpStatus: domain.httpStatus,
@@ -124,6 +126,9 @@ async function servePrincipal(
       writeGatewayHeaders(res, gatewayHeaders(facts));
     }
     throw error;
+  } finally {
+    // The call is over: a path that did not settle its lease (nothing reached the provider) used none of it.
+    lease?.finish(0n);
   }
 }
 
@@ -157,6 +162,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
     requestId: facts.requestId,
     principal,
     reservationId: call.reservationId,
+    leaseId: call.lease?.leaseId ?? '',
     requestedModel: body.model,
     route,
     httpStatus,
@@ -172,6 +178,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
     consumed: true,
   };
   const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordTiming);
+  call.lease?.finish(leaseUsage(call.lease.meter, summary));
   facts.metered = outcome.metered;
   facts.quota = outcome.quota ?? facts.quota;
 }

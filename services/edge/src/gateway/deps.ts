@@ -1,4 +1,4 @@
-import type { CatalogModel } from '@gateway/lib/catalog';
+import type { CatalogModel, MeterName } from '@gateway/lib/catalog';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
 import type { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
@@ -6,6 +6,7 @@ import type { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/
 import type { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import type { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import type { ProviderClient } from '../provider';
+import type { LeaseHolder } from './leases';
 import type { HeldPriceList } from './price-list';
 import type { HeldRoutingPolicy } from './routing-policy';
 import type { RecordTiming } from './backends';
@@ -15,6 +16,8 @@ import type { ProviderKeySettings } from './provider-keys';
 export interface GatewaySettings extends ProviderKeySettings {
   /** The catalog's models: the served model's prices and limits bound what a call may cost before it runs. */
   models: ReadonlyMap<string, CatalogModel>;
+  /** Each plan's meter: what a leased call needs (its worst case in dollars, or one request). */
+  planMeters: ReadonlyMap<string, MeterName>;
   /** How long the ledger may take to commit a record, and how long edge waits for its answer beyond that. */
   recordTiming: RecordTiming;
 }
@@ -30,6 +33,8 @@ export interface GatewayBackends {
   priceList?: HeldPriceList;
   /** The routing policy the router publishes, held to route locally; absent, every request asks `Route`. */
   routingPolicy?: HeldRoutingPolicy;
+  /** This replica's allowance leases; absent, every call makes its own `CheckQuota`. */
+  leases?: LeaseHolder;
   /** Recent verifications, kept coherent with auth through Redis; absent where edge has no Redis. */
   principals?: PrincipalCache;
 }

@@ -17,7 +17,11 @@ export interface PrincipalCacheConfig {
  * The principal cache with its invalidation listener, or nothing when edge
  * has no Redis or the TTL is 0: a cache nobody can invalidate is never kept.
  */
-export function startPrincipalCache(config: PrincipalCacheConfig, logger: Logger): { cache: PrincipalCache; close(): void } | undefined {
+export function startPrincipalCache(
+  config: PrincipalCacheConfig,
+  logger: Logger,
+  onOrganizationChanged?: (organizationId: string) => void,
+): { cache: PrincipalCache; close(): void } | undefined {
   if (!config.REDIS_URL || config.PRINCIPAL_CACHE_TTL_MS === 0) return undefined;
   const cache = new PrincipalCache({ ttlMs: config.PRINCIPAL_CACHE_TTL_MS, maxEntries: config.PRINCIPAL_CACHE_MAX_ENTRIES });
   const publisher = createRedis(config.REDIS_URL, { name: 'edge-invalidation-acks' });
@@ -31,6 +35,7 @@ export function startPrincipalCache(config: PrincipalCacheConfig, logger: Logger
     cache,
     replica: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     logger,
+    ...(onOrganizationChanged ? { onOrganizationChanged } : {}),
   });
   return {
     cache,

@@ -13,6 +13,8 @@ export interface InvalidationListenerOptions {
   /** This replica's name in acknowledgements. */
   replica: string;
   logger: Logger;
+  /** Told of each organization invalidated (a plan change reaches the allowance leases too). */
+  onOrganizationChanged?: (organizationId: string) => void;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface InvalidationListenerOptions {
  * is lost until it is subscribed again, invalidations could be missed, so
  * the cache is emptied and every call goes to auth.
  */
-export function listenForInvalidations({ subscriber, publisher, channels, cache, replica, logger }: InvalidationListenerOptions): { close(): void } {
+export function listenForInvalidations({ subscriber, publisher, channels, cache, replica, logger, onOrganizationChanged }: InvalidationListenerOptions): { close(): void } {
   subscriber.on('message', (channel: string, text: string) => {
     if (channel !== channels.invalidations) return;
     const invalidation = parseMessage(principalInvalidationSchema, text);
@@ -35,6 +37,7 @@ export function listenForInvalidations({ subscriber, publisher, channels, cache,
       return;
     }
     cache.dropOrganization(invalidation.organizationId);
+    onOrganizationChanged?.(invalidation.organizationId);
     publisher.publish(channels.acknowledgements, JSON.stringify({ id: invalidation.id, replica })).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not acknowledge a principal invalidation');
     });

@@ -21,6 +21,8 @@ export interface CallSummary {
   requestId: string;
   principal: Principal;
   reservationId: string;
+  /** The lease the call was admitted against, in place of a reservation; empty otherwise. */
+  leaseId: string;
   requestedModel: string;
   route: RouteFacts | undefined;
   httpStatus: number;
@@ -47,7 +49,7 @@ export function traceRecord(req: Request, call: CallSummary): TraceRecord {
     subject: subjectOf(call.principal),
     requestId: call.requestId,
     reservationId: call.reservationId,
-    leaseId: '',
+    leaseId: call.leaseId,
     apiKeyId: call.principal.apiKeyId,
     principal: principalName(call.principal),
     ...clientLabelOf(req),

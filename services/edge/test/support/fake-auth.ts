@@ -113,7 +113,7 @@ export function unusedGateway(): GatewayBackends {
     pricing: unexpectedClient('pricing', PricingServiceService),
     ledger: unexpectedClient('ledger', LedgerServiceService),
     provider: { complete: unexpected, stream: unexpected, close: () => Promise.resolve() },
-    settings: { managedProviderKeys: new Map(), secretsKey: Buffer.alloc(32), models: new Map(), recordTiming: { commitWithinMs: 100, answerGraceMs: 100 } },
+    settings: { managedProviderKeys: new Map(), secretsKey: Buffer.alloc(32), models: new Map(), planMeters: new Map(), recordTiming: { commitWithinMs: 100, answerGraceMs: 100 } },
   };
 }
 

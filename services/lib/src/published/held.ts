@@ -25,22 +25,27 @@ export interface Subscription<M, T> {
   versionOf(value: T): string;
 }
 
+/** What follows a backend's long-lived stream. */
+export interface StreamFollower<M> {
+  /** Opens the stream, cancelled with the signal. */
+  subscribe(signal: AbortSignal): AsyncIterable<M>;
+  /** One message; if it throws, the stream is given up and opened again, as if it had failed. */
+  onMessage(message: M): void;
+  /** The stream failed (it is opened again after the backoff). */
+  onFailure(error: unknown): void;
+}
+
 /**
- * Subscribes to a backend's stream of versions and keeps the latest. The
- * value held stays in use while the backend is away (it does not change
- * while nobody publishes it); the stream is opened again with a backoff that
- * doubles from initialBackoffMs and starts over once a version arrives.
+ * Keeps a backend's stream open until stopped: opened again after it ends
+ * or fails, with a backoff that doubles from initialBackoffMs and starts over
+ * once a message arrives.
  */
-export function holdLatest<M, T>(
-  { kind, subscribe, accept, versionOf }: Subscription<M, T>,
-  logger: Logger,
+export function followStream<M>(
+  { subscribe, onMessage, onFailure }: StreamFollower<M>,
   { initialBackoffMs, maxBackoffMs }: Resubscribe = DEFAULT_RESUBSCRIBE,
-): Held<T> {
-  const label = kind.replace(/_/g, ' ');
+): { stop(): void } {
   const stopped = new AbortController();
-  let held: T | undefined;
   let backoffMs = initialBackoffMs;
-  const heldVersion = () => (held === undefined ? undefined : versionOf(held));
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
@@ -56,14 +61,11 @@ export function holdLatest<M, T>(
     while (!stopped.signal.aborted) {
       try {
         for await (const message of subscribe(stopped.signal)) {
-          const value = accept(message);
-          const version = versionOf(value);
-          if (version !== heldVersion()) logger.info({ [kind]: version, previous: heldVersion() }, `${label} received`);
-          held = value;
+          onMessage(message);
           backoffMs = initialBackoffMs;
         }
       } catch (error) {
-        logger.warn({ err: error, holding: heldVersion() ?? null }, `${label} stream failed: subscribing again`);
+        if (!stopped.signal.aborted) onFailure(error);
       }
       if (stopped.signal.aborted) return;
       await pause(backoffMs);
@@ -71,5 +73,31 @@ export function holdLatest<M, T>(
     }
   };
   void run();
-  return { current: () => held, stop: () => stopped.abort() };
+  return { stop: () => stopped.abort() };
+}
+
+/**
+ * Subscribes to a backend's stream of versions and keeps the latest. The
+ * value held stays in use while the backend is away (it does not change
+ * while nobody publishes it); the stream is opened again with a backoff that
+ * doubles from initialBackoffMs and starts over once a version arrives.
+ */
+export function holdLatest<M, T>({ kind, subscribe, accept, versionOf }: Subscription<M, T>, logger: Logger, resubscribe: Resubscribe = DEFAULT_RESUBSCRIBE): Held<T> {
+  const label = kind.replace(/_/g, ' ');
+  let held: T | undefined;
+  const heldVersion = () => (held === undefined ? undefined : versionOf(held));
+  const following = followStream(
+    {
+      subscribe,
+      onMessage: (message) => {
+        const value = accept(message);
+        const version = versionOf(value);
+        if (version !== heldVersion()) logger.info({ [kind]: version, previous: heldVersion() }, `${label} received`);
+        held = value;
+      },
+      onFailure: (error) => logger.warn({ err: error, holding: heldVersion() ?? null }, `${label} stream failed: subscribing again`),
+    },
+    resubscribe,
+  );
+  return { current: () => held, stop: () => following.stop() };
 }

@@ -1,0 +1,300 @@
+import { DomainError } from '@gateway/lib/errors';
+import { createInProcessClient, type ServiceHandlers } from '@gateway/lib/grpc';
+import { createLogger } from '@gateway/lib/logging';
+import {
+  LedgerServiceService,
+  Meter,
+  type LeaseRequest,
+  type LeaseResponse,
+  type Subject,
+  type WatchLeasesResponse,
+} from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { holdLeases, type Admission, type LeaseHolder, type LeaseSettings } from './leases';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+const VALID_FOR_MS = 10_000;
+
+const subject = (organizationId = 'org-1'): Subject => ({
+  organizationId,
+  agentId: '',
+  planTier: 'simulated',
+  byok: false,
+  messagesLimit: '0',
+  enforce: true,
+});
+
+/**
+ * The ledger's lease rule on one allowance, as edge's client sees it: give
+ * back first, then `need` whole (or refused) and as much of `want` as is
+ * left; Record is not modelled, the tests settle through the holder itself.
+ */
+function fakeLedger(allowance: bigint) {
+  let held = 0n;
+  let down = false;
+  let failures = 0;
+  let gate: Promise<void> | undefined;
+  const leases: LeaseRequest[] = [];
+  const pushes: string[] = [];
+  let wake: () => void = () => undefined;
+  const quota = () => ({
+    meter: Meter.METER_SPEND,
+    allowanceMicros: allowance.toString(),
+    spentMicros: '0',
+    remainingMicros: (allowance - held).toString(),
+    limit: '0',
+    used: '0',
+    remaining: '0',
+    credits: '0',
+    hasCredits: false,
+    heldMicros: held.toString(),
+  });
+  const unexpected = () => Promise.reject(new Error('the holder asks only Lease'));
+  const handlers: ServiceHandlers<typeof LedgerServiceService> = {
+    checkQuota: unexpected,
+    record: unexpected,
+    getQuota: unexpected,
+    lease: async (request): Promise<LeaseResponse> => {
+      leases.push(request);
+      await gate;
+      if (down || failures > 0) {
+        failures -= 1;
+        throw new DomainError('unavailable', 'The ledger service is unavailable.');
+      }
+      held -= BigInt(request.giveBack);
+      const need = BigInt(request.need);
+      const left = allowance - held;
+      if (need > left) return { granted: false, grantedAmount: '0', leaseId: 'lease-1', validForMs: VALID_FOR_MS, quota: quota(), retryAfterSeconds: 3600 };
+      const extra = BigInt(request.want) < left - need ? BigInt(request.want) : left - need;
+      held += need + extra;
+      return { granted: true, grantedAmount: (need + extra).toString(), leaseId: 'lease-1', validForMs: VALID_FOR_MS, quota: quota(), retryAfterSeconds: 0 };
+    },
+    watchLeases: async function* (_request, { signal }): AsyncIterable<WatchLeasesResponse> {
+      while (!signal.aborted) {
+        const organizationId = pushes.shift();
+        if (organizationId !== undefined) yield { organizationId };
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
+  return {
+    client: createInProcessClient(LedgerServiceService, handlers, { serviceName: 'ledger', deadlineMs: 1000, logger }),
+    leases,
+    held: () => held,
+    setDown: (value: boolean) => (down = value),
+    /** Fails the next `count` Lease calls, as a ledger replica killed under them. */
+    failNext: (count: number) => (failures = count),
+    /** Holds every Lease answer until the returned function is called. */
+    hold: () => {
+      let open: () => void = () => undefined;
+      gate = new Promise<void>((resolve) => (open = resolve));
+      return () => {
+        gate = undefined;
+        open();
+      };
+    },
+    push: (organizationId: string) => {
+      pushes.push(organizationId);
+      wake();
+    },
+  };
+}
+
+const until = async (condition: () => boolean) => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
+};
+
+const settings: LeaseSettings = {
+  sliceMicros: 1_000n,
+  sliceRequests: 10n,
+  idleMs: 1_000,
+  safetyMarginMs: 1_000,
+  tickMs: 1,
+  watch: { initialBackoffMs: 1, maxBackoffMs: 1 },
+};
+
+/** `count` calls of 100 that all miss while the first Lease is held unanswered; whether all were admitted once it is answered. */
+async function burstOnOneLease(ledger: ReturnType<typeof fakeLedger>, leases: LeaseHolder, count: number): Promise<boolean> {
+  const open = ledger.hold();
+  const burst = Array.from({ length: count }, () => leases.admit(subject(), 'spend', 100n));
+  await until(() => ledger.leases.length === 1);
+  open();
+  return (await Promise.all(burst)).every((admission) => admission.kind === 'admitted');
+}
+
+function admitted(admission: Admission): Extract<Admission, { kind: 'admitted' }> {
+  if (admission.kind !== 'admitted') throw new Error(`expected an admission, got ${admission.kind}`);
+  return admission;
+}
+
+describe('the allowance leases edge holds', () => {
+  let now: number;
+  let holder: LeaseHolder | undefined;
+  const start = (ledger: ReturnType<typeof fakeLedger>, overrides: Partial<LeaseSettings> = {}) => {
+    holder = holdLeases({ ledger: ledger.client, logger, settings: { ...settings, ...overrides }, clock: () => now });
+    return holder;
+  };
+  beforeEach(() => {
+    now = 1_000_000;
+  });
+  afterEach(async () => {
+    await holder?.stop();
+    holder = undefined;
+  });
+
+  it('admits in memory within the slice, and asks the ledger only when a call does not fit', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger);
+    const first = admitted(await leases.admit(subject(), 'spend', 300n));
+    expect(ledger.leases).toHaveLength(1);
+    expect(ledger.leases[0]).toMatchObject({ need: '300', want: '1000', giveBack: '0', holderId: leases.holderId });
+    expect(first.leaseId).toBe('lease-1');
+    expect(first.quota?.heldMicros).toBe('1300');
+    // 1,300 granted: 300 + 300 + 300 + 300 fit, the fifth does not.
+    for (let call = 0; call < 3; call += 1) admitted(await leases.admit(subject(), 'spend', 300n));
+    expect(ledger.leases).toHaveLength(1);
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    expect(ledger.leases).toHaveLength(2);
+    // It gave back the 100 it could not use before asking for its need and the next slice.
+    expect(ledger.leases[1]).toMatchObject({ need: '300', want: '1000', giveBack: '100' });
+  });
+
+  it('sends one Lease for a burst of calls that miss together, then admits them from its grant', async () => {
+    const ledger = fakeLedger(100_000n);
+    const leases = start(ledger, { sliceMicros: 5_000n });
+    expect(await burstOnOneLease(ledger, leases, 50)).toBe(true);
+    expect(ledger.leases).toHaveLength(1);
+  });
+
+  it('refuses only on the ledger answer, with its counters and retry-after', async () => {
+    const ledger = fakeLedger(1_000n);
+    const leases = start(ledger, { sliceMicros: 0n });
+    admitted(await leases.admit(subject(), 'spend', 600n));
+    // The slice is used up, but the ledger still has 400: a call of 400 is admitted, not refused by the slice.
+    admitted(await leases.admit(subject(), 'spend', 400n));
+    expect(ledger.leases).toHaveLength(2);
+    const refused = await leases.admit(subject(), 'spend', 1n);
+    expect(refused).toMatchObject({ kind: 'refused', retryAfterSeconds: 3600, quota: { remainingMicros: '0', heldMicros: '1000' } });
+    expect(ledger.leases).toHaveLength(3);
+  });
+
+  it('refuses the calls that waited on a refused Lease and needed as much, without asking again', async () => {
+    const ledger = fakeLedger(500n);
+    const leases = start(ledger, { sliceMicros: 0n });
+    const open = ledger.hold();
+    const calls = [leases.admit(subject(), 'spend', 600n), leases.admit(subject(), 'spend', 700n), leases.admit(subject(), 'spend', 100n)];
+    await until(() => ledger.leases.length === 1);
+    open();
+    const [first, larger, smaller] = await Promise.all(calls);
+    expect([first?.kind, larger?.kind, smaller?.kind]).toEqual(['refused', 'refused', 'admitted']);
+    // The smaller call asked for itself: a refusal of 600 says nothing of 100.
+    expect(ledger.leases.map((lease) => lease.need)).toEqual(['600', '100']);
+  });
+
+  it('takes a finished call off what is in flight and counts what it used, once', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { sliceMicros: 0n });
+    const call = admitted(await leases.admit(subject(), 'spend', 1_000n));
+    call.finish(250n);
+    call.finish(250n);
+    // 750 of the 1,000 granted is free again: exactly that fits without a Lease, one micro-dollar more does not.
+    admitted(await leases.admit(subject(), 'spend', 750n));
+    expect(ledger.leases).toHaveLength(1);
+    admitted(await leases.admit(subject(), 'spend', 1n));
+    expect(ledger.leases).toHaveLength(2);
+  });
+
+  it('gives back what an idle lease holds unused, and what its calls leave once they are over', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger);
+    const call = admitted(await leases.admit(subject(), 'spend', 300n));
+    now += settings.idleMs;
+    await until(() => ledger.leases.length === 2);
+    expect(ledger.leases[1]).toMatchObject({ need: '0', want: '0', giveBack: '1000' });
+    await until(() => ledger.held() === 300n);
+    // What the finished call did not use is unused too, and goes back.
+    call.finish(200n);
+    await until(() => ledger.leases.length === 3);
+    expect(ledger.leases[2]).toMatchObject({ need: '0', giveBack: '100' });
+    // What is left is what the call used, which its Record takes off the lease (not modelled here).
+    await until(() => ledger.held() === 200n);
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    expect(ledger.leases[3]).toMatchObject({ need: '300', giveBack: '0' });
+  });
+
+  it('renews a lease in use before it lapses, giving nothing back', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { idleMs: 60_000 });
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    now += VALID_FOR_MS / 2;
+    await until(() => ledger.leases.length === 2);
+    expect(ledger.leases[1]).toMatchObject({ need: '0', want: '0', giveBack: '0' });
+  });
+
+  it('stops admitting against a lease past its validity, counted from the request, and asks again', async () => {
+    const ledger = fakeLedger(10_000n);
+    // No renewal: the tick runs far less often than the test moves the clock.
+    const leases = start(ledger, { tickMs: 60_000 });
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    now += VALID_FOR_MS - settings.safetyMarginMs;
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    // A new lease: nothing of the lapsed one is given back (the ledger takes it back at expiry).
+    expect(ledger.leases).toHaveLength(2);
+    expect(ledger.leases[1]).toMatchObject({ need: '300', giveBack: '0' });
+  });
+
+  it('gives back an organization\'s unused slices on a push, and asks the ledger for its next call', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { idleMs: 60_000 });
+    admitted(await leases.admit(subject('org-1'), 'spend', 300n));
+    admitted(await leases.admit(subject('org-2'), 'spend', 300n));
+    ledger.push('org-1');
+    await until(() => ledger.leases.length === 3);
+    expect(ledger.leases[2]).toMatchObject({ subject: { organizationId: 'org-1' }, need: '0', giveBack: '1000' });
+    admitted(await leases.admit(subject('org-1'), 'spend', 1n));
+    expect(ledger.leases).toHaveLength(4);
+    admitted(await leases.admit(subject('org-2'), 'spend', 1n));
+    expect(ledger.leases).toHaveLength(4);
+  });
+
+  it('does the same on a release from a principal invalidation (a plan change)', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { idleMs: 60_000 });
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    leases.release('org-1');
+    await until(() => ledger.leases.length === 2);
+    expect(ledger.leases[1]).toMatchObject({ need: '0', giveBack: '1000' });
+  });
+
+  it('lets a call through unenforced when the ledger cannot be asked, and admits within a held slice meanwhile', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { idleMs: 60_000 });
+    admitted(await leases.admit(subject('org-1'), 'spend', 300n));
+    ledger.setDown(true);
+    admitted(await leases.admit(subject('org-1'), 'spend', 300n));
+    expect(await leases.admit(subject('org-2'), 'spend', 300n)).toEqual({ kind: 'unavailable' });
+    expect(ledger.leases.filter((lease) => lease.subject?.organizationId === 'org-2')).toHaveLength(2);
+  });
+
+  it('asks once more when a Lease fails, for the call that sent it and for the calls that waited on it', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { sliceMicros: 5_000n });
+    ledger.failNext(1);
+    expect(await burstOnOneLease(ledger, leases, 20)).toBe(true);
+    expect(ledger.leases).toHaveLength(2);
+  });
+
+  it('asks for the requests slice on a counting meter', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger);
+    admitted(await leases.admit({ ...subject(), byok: true }, 'requests', 1n));
+    expect(ledger.leases[0]).toMatchObject({ need: '1', want: '10' });
+  });
+
+  it('gives back what it holds unused when it stops', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { idleMs: 60_000 });
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    await leases.stop();
+    expect(ledger.held()).toBe(300n);
+  });
+});

@@ -1,0 +1,286 @@
+import { randomUUID } from 'node:crypto';
+import type { MeterName } from '@gateway/lib/catalog';
+import type { PromiseClient } from '@gateway/lib/grpc';
+import type { Logger } from '@gateway/lib/logging';
+import { followStream, type Resubscribe } from '@gateway/lib/published';
+import type { LeaseResponse, LedgerServiceService, QuotaState, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
+import { logDegraded } from './backends';
+
+/** How edge holds its slices of the allowances (docs/decisions.md#admission-and-allowance-leases). */
+export interface LeaseSettings {
+  /** What a Lease asks beyond the call's need on the spend meter, in micro-dollars (EDGE_LEASE_SLICE_USD). */
+  sliceMicros: bigint;
+  /** The same on the requests and legacy meters, in requests (EDGE_LEASE_SLICE_REQUESTS). */
+  sliceRequests: bigint;
+  /** A lease no call was admitted against for this long gives back what it holds unused (EDGE_LEASE_IDLE_MS). */
+  idleMs: number;
+  /**
+   * Admission against a lease stops this long before the ledger's expiry, counted from when the
+   * Lease was sent, so a slow renewal never leaves edge admitting against a hold that has lapsed.
+   */
+  safetyMarginMs: number;
+  /** How often held leases are looked over: renewed, given back, dropped. */
+  tickMs: number;
+  /** How `WatchLeases` is subscribed again after it ended or failed. */
+  watch: Resubscribe;
+}
+
+export const DEFAULT_LEASE_TIMING = { tickMs: 100, safetyMarginMs: 1000, watch: { initialBackoffMs: 100, maxBackoffMs: 5000 } } as const;
+
+/** What admission decided for one call. */
+export type Admission =
+  | {
+      kind: 'admitted';
+      /** For RecordRequest.lease_id. */
+      leaseId: string;
+      /** The ledger's counters as of the Lease answer this admission drew on. */
+      quota: QuotaState | undefined;
+      /** The call is over and its Record was sent: it no longer holds its need, and used `usage` of the lease. Once only. */
+      finish(usage: bigint): void;
+    }
+  | { kind: 'refused'; quota: QuotaState | undefined; retryAfterSeconds: number }
+  /** The ledger could not be asked: the call goes through unenforced. */
+  | { kind: 'unavailable' };
+
+export interface LeaseHolder {
+  /** This replica's id in the ledger's leases, new at each start. */
+  readonly holderId: string;
+  /** Admits a call that needs `need` (its worst-case cost on the spend meter, 1 on the others). */
+  admit(subject: Subject, meter: MeterName, need: bigint): Promise<Admission>;
+  /** The organization's allowance, plan or credits changed: give back what its leases hold unused, and ask anew. */
+  release(organizationId: string): void;
+  /** Stops renewing and listening, and gives back what is held unused. */
+  stop(): Promise<void>;
+}
+
+/** One grant of the ledger's lease and what was done with it, from the answer that started it. */
+interface Term {
+  leaseId: string;
+  granted: bigint;
+  /** Usage of the admitted calls that are over, whose Record was sent. */
+  consumed: bigint;
+  /** Needs of the admitted calls not over yet. */
+  inflight: bigint;
+  givenBack: bigint;
+  /** By this replica's clock: no admission from then on. */
+  validUntilMs: number;
+  renewAtMs: number;
+}
+
+type FlightResult = { kind: 'granted' } | { kind: 'refused'; need: bigint; quota: QuotaState | undefined; retryAfterSeconds: number } | { kind: 'unavailable' };
+
+interface Entry {
+  subject: Subject;
+  meter: MeterName;
+  want: bigint;
+  term: Term | undefined;
+  lastAdmitMs: number;
+  /** The last Lease answer's counters. */
+  quota: QuotaState | undefined;
+  /** A push said the allowance changed: the next call asks the ledger whatever the lease holds. */
+  askAgain: boolean;
+  /** The one Lease call in flight for this subject; calls that miss wait on it rather than send their own. */
+  flight: Promise<FlightResult> | undefined;
+}
+
+/** Why a Lease is sent: for a call that does not fit, to keep a lease in use, or to give back what is unused. */
+type Ask = { kind: 'call'; need: bigint } | { kind: 'renew' } | { kind: 'giveBack' };
+const RENEW: Ask = { kind: 'renew' };
+const GIVE_BACK: Ask = { kind: 'giveBack' };
+
+interface Flown {
+  result: FlightResult;
+  /** For a call's Lease: what it decided for that call. */
+  admission?: Admission;
+}
+
+/**
+ * Local validity ends a margin before the ledger's expiry (at most a quarter of the lease, so a
+ * short one stays usable), counted from the request; renewal comes halfway to it.
+ */
+function validityOf(sentAtMs: number, validForMs: number, safetyMarginMs: number): Pick<Term, 'validUntilMs' | 'renewAtMs'> {
+  const usableMs = validForMs - Math.min(safetyMarginMs, validForMs / 4);
+  return { validUntilMs: sentAtMs + usableMs, renewAtMs: sentAtMs + usableMs / 2 };
+}
+
+const UNAVAILABLE: Admission = { kind: 'unavailable' };
+
+/** How many failed Leases a call sees (its own or those it waited on) before it goes through unenforced. */
+const LEASE_ATTEMPTS = 2;
+
+const available = (term: Term) => term.granted - term.consumed - term.inflight - term.givenBack;
+
+/** Which lease a subject's calls draw on: one per organization and meter identity (its plan, BYOK, the legacy limit). */
+const keyOf = (subject: Subject) => [subject.organizationId, subject.byok, subject.planTier, subject.messagesLimit].join('\u0000');
+
+export interface LeaseHolderDeps {
+  ledger: PromiseClient<typeof LedgerServiceService>;
+  logger: Logger;
+  settings: LeaseSettings;
+  /** Milliseconds, for validity and idleness. */
+  clock?: () => number;
+}
+
+/**
+ * The leases one edge process holds: calls are admitted in memory against a
+ * slice the ledger granted, and only a call that does not fit asks the ledger
+ * (one Lease at a time per subject; the others wait for it and look again).
+ * A refusal is always the ledger's answer, never the slice's.
+ */
+export function holdLeases({ ledger, logger, settings, clock = Date.now }: LeaseHolderDeps): LeaseHolder {
+  const holderId = randomUUID();
+  const entries = new Map<string, Entry>();
+
+  const take = (entry: Entry, term: Term, need: bigint): Admission => {
+    term.inflight += need;
+    entry.lastAdmitMs = clock();
+    let finished = false;
+    return {
+      kind: 'admitted',
+      leaseId: term.leaseId,
+      quota: entry.quota,
+      finish: (usage) => {
+        if (finished) return;
+        finished = true;
+        term.inflight -= need;
+        term.consumed += usage;
+      },
+    };
+  };
+
+  /** The answer to a Lease sent at sentAtMs; a call's grant is taken for it before anyone else looks. */
+  const apply = (entry: Entry, answer: LeaseResponse, sentAtMs: number, ask: Ask): Flown => {
+    entry.quota = answer.quota;
+    let term = entry.term;
+    const validity = validityOf(sentAtMs, answer.validForMs, settings.safetyMarginMs);
+    const need = ask.kind === 'call' ? ask.need : 0n;
+    if (!answer.granted) {
+      if (term && term.leaseId === answer.leaseId && answer.validForMs > 0) Object.assign(term, validity);
+      const refused = { quota: answer.quota, retryAfterSeconds: answer.retryAfterSeconds };
+      return { result: { kind: 'refused', need, ...refused }, admission: { kind: 'refused', ...refused } };
+    }
+    // A lease that lapsed by this replica's clock is over: what the ledger still held of it comes back at its expiry.
+    if (!term || term.leaseId !== answer.leaseId || sentAtMs >= term.validUntilMs) {
+      term = { leaseId: answer.leaseId, granted: 0n, consumed: 0n, inflight: 0n, givenBack: 0n, ...validity };
+      entry.term = term;
+    }
+    term.granted += BigInt(answer.grantedAmount);
+    Object.assign(term, validity);
+    return ask.kind === 'call' ? { result: { kind: 'granted' }, admission: take(entry, term, need) } : { result: { kind: 'granted' } };
+  };
+
+  const send = async (entry: Entry, ask: Ask): Promise<Flown> => {
+    const sentAtMs = clock();
+    const term = entry.term && sentAtMs < entry.term.validUntilMs ? entry.term : undefined;
+    const unused = term ? available(term) : 0n;
+    // A call that does not fit gives back what it cannot use, so the ledger weighs it against all that is left.
+    const giveBack = ask.kind !== 'renew' && unused > 0n ? unused : 0n;
+    const [need, want] = ask.kind === 'call' ? [ask.need, entry.want] : [0n, 0n];
+    // Given back before the answer: nothing admits against it meanwhile, and if the answer never comes the ledger takes it back at expiry.
+    if (term) term.givenBack += giveBack;
+    entry.askAgain = false;
+    try {
+      const answer = await ledger.lease({ subject: entry.subject, holderId, need: need.toString(), want: want.toString(), giveBack: giveBack.toString() });
+      return apply(entry, answer, sentAtMs, ask);
+    } catch (error) {
+      logDegraded(logger, error, 'allowance lease unavailable: serving unenforced');
+      return { result: { kind: 'unavailable' }, admission: UNAVAILABLE };
+    }
+  };
+
+  const fly = (entry: Entry, ask: Ask) => {
+    const asked = send(entry, ask).finally(() => {
+      if (entry.flight === flight) entry.flight = undefined;
+    });
+    const flight = asked.then(({ result }) => result);
+    entry.flight = flight;
+    return asked;
+  };
+
+  const entryFor = (subject: Subject, meter: MeterName): Entry => {
+    const key = keyOf(subject);
+    let entry = entries.get(key);
+    if (!entry) {
+      const want = meter === 'spend' ? settings.sliceMicros : settings.sliceRequests;
+      entry = { subject, meter, want, term: undefined, lastAdmitMs: clock(), quota: undefined, askAgain: false, flight: undefined };
+      entries.set(key, entry);
+    }
+    return entry;
+  };
+
+  /**
+   * A Lease that failed (a ledger replica killed under it, a timeout) is
+   * asked once more, by the call itself, before the call goes through
+   * unenforced: another replica usually answers.
+   */
+  const admit = async (subject: Subject, meter: MeterName, need: bigint): Promise<Admission> => {
+    const entry = entryFor(subject, meter);
+    let failures = 0;
+    for (;;) {
+      const term = entry.term;
+      if (term && !entry.askAgain && clock() < term.validUntilMs && available(term) >= need) return take(entry, term, need);
+      if (entry.flight) {
+        const result = await entry.flight;
+        // The ledger refused as much or less, after everything unused here was given back: this call does not fit either.
+        if (result.kind === 'refused' && need >= result.need) return { kind: 'refused', quota: result.quota, retryAfterSeconds: result.retryAfterSeconds };
+        if (result.kind !== 'unavailable') continue;
+      } else {
+        const { admission = UNAVAILABLE } = await fly(entry, { kind: 'call', need });
+        if (admission.kind !== 'unavailable') return admission;
+      }
+      if ((failures += 1) >= LEASE_ATTEMPTS) return UNAVAILABLE;
+    }
+  };
+
+  /** Renews leases in use before they lapse, gives back idle and released ones, forgets the ones with nothing left. */
+  const tick = () => {
+    const now = clock();
+    for (const [key, entry] of entries) {
+      if (entry.flight) continue;
+      const term = entry.term;
+      if (!term || now >= term.validUntilMs) {
+        if (!term || term.inflight === 0n) entries.delete(key);
+        continue;
+      }
+      const idle = now - entry.lastAdmitMs >= settings.idleMs;
+      const unused = available(term);
+      if (unused > 0n && (idle || entry.askAgain)) void fly(entry, GIVE_BACK);
+      else if (idle && unused <= 0n && term.inflight === 0n) entries.delete(key);
+      else if (now >= term.renewAtMs) void fly(entry, RENEW);
+    }
+  };
+  const ticker = setInterval(tick, settings.tickMs);
+  ticker.unref();
+
+  const release = (organizationId: string) => {
+    for (const entry of entries.values()) {
+      if (entry.subject.organizationId !== organizationId) continue;
+      entry.askAgain = true;
+      const term = entry.term;
+      if (!entry.flight && term && clock() < term.validUntilMs && available(term) > 0n) void fly(entry, GIVE_BACK);
+    }
+  };
+
+  const watch = followStream(
+    {
+      subscribe: (signal) => ledger.watchLeases({ holderId }, { signal }),
+      onMessage: ({ organizationId }) => release(organizationId),
+      // A push missed meanwhile is not replayed: what a lease holds was granted within the allowance, and idles back.
+      onFailure: (error) => logDegraded(logger, error, 'lease pushes stream failed: subscribing again'),
+    },
+    settings.watch,
+  );
+
+  return {
+    holderId,
+    admit,
+    release,
+    stop: async () => {
+      clearInterval(ticker);
+      watch.stop();
+      const now = clock();
+      const unusedHeld = [...entries.values()].filter((entry) => !entry.flight && entry.term && now < entry.term.validUntilMs && available(entry.term) > 0n);
+      await Promise.allSettled(unusedHeld.map((entry) => fly(entry, GIVE_BACK)));
+    },
+  };
+}

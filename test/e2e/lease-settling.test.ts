@@ -1,0 +1,79 @@
+import './support/catalog';
+import { createRedis, type Redis } from '@gateway/lib/redis';
+import { testRedisUrl } from '../support/databases';
+import { counter, periodKeys, send } from './support/burst';
+import { eventually } from './support/eventually';
+import { startE2e, type Caller, type E2e } from './support/harness';
+import { streamRaw } from './support/http';
+import { simulatorDirective } from './support/simulator';
+
+/**
+ * Every call admitted against edge's lease is settled against it exactly
+ * once, whatever its outcome: an answer, a provider error, a reset, a
+ * timeout, a stream the provider drops, a stream its client walks away
+ * from. Leases here outlive the test (LEASE_TTL_MS 10 min), so nothing comes
+ * back by expiry: the allowance's holds come back to zero only if edge gave
+ * back everything its calls left, which it does only once none is in flight.
+ */
+jest.setTimeout(120_000);
+
+const PROVIDER_TIMEOUT_MS = 1500;
+let e2e: E2e;
+let redis: Redis;
+let caller: Caller;
+
+beforeAll(async () => {
+  e2e = await startE2e('e2e_lease_settling', {
+    serviceEnv: {
+      edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), EDGE_LEASE_IDLE_MS: '200' },
+      ledger: { LEASE_TTL_MS: '600000' },
+      // Slow chunks: a client can walk away from a stream before its end.
+      simulator: { STREAM_CHUNK_DELAY_MS: '100' },
+    },
+  });
+  redis = createRedis(testRedisUrl());
+  caller = await e2e.seed({ plan: 'simulated' });
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await e2e?.close();
+});
+
+const url = () => e2e.stack.baseUrl;
+const question = (text: string) => ({ model: 'sim-small', max_tokens: 32, messages: [{ role: 'user', content: text }] });
+
+/** Starts a stream and closes the connection once its first bytes arrived. */
+async function walkAway(): Promise<void> {
+  const controller = new AbortController();
+  const response = await fetch(`${url()}/api/gateway/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...question('Count to twenty, slowly.'), stream: true }),
+    signal: controller.signal,
+  });
+  expect(response.status).toBe(200);
+  const reader = response.body?.getReader();
+  await reader?.read();
+  controller.abort();
+  await reader?.cancel().catch(() => undefined);
+}
+
+it('settles every call against the lease once, whatever its outcome, and gives everything back once none is in flight', async () => {
+  const { counters } = periodKeys(e2e.stack.ledgerKeyPrefix, caller.organizationId);
+  const statuses = await Promise.all([
+    send(url(), caller.key, question('Hello.')).then((answer) => answer.status),
+    send(url(), caller.key, question(`Hi. ${simulatorDirective({ fail: 500 })}`)).then((answer) => answer.status),
+    send(url(), caller.key, question(`Hi. ${simulatorDirective({ fail: 'reset' })}`)).then((answer) => answer.status),
+    send(url(), caller.key, question(`Hi. ${simulatorDirective({ 'latency-ms': PROVIDER_TIMEOUT_MS * 4 })}`)).then((answer) => answer.status),
+    streamRaw(`${url()}/api/gateway/v1/chat/completions`, { ...question('Stream.'), stream: true }, { authorization: `Bearer ${caller.key}` }).then((answer) => answer.status),
+    streamRaw(`${url()}/api/gateway/v1/chat/completions`, { ...question(`Stream. ${simulatorDirective({ fail: 'midstream' })}`), stream: true }, { authorization: `Bearer ${caller.key}` }).then(
+      (answer) => answer.status,
+    ),
+    walkAway().then(() => 200),
+  ]);
+  expect(statuses).toEqual([200, 502, 502, 504, 200, 200, 200]);
+  // Something was leased and spent.
+  expect(await counter(redis, counters, 'spend_used')).toBeGreaterThan(0n);
+  await eventually(async () => ((await counter(redis, counters, 'spend_reserved')) === 0n ? true : undefined), 'every hold to come back');
+});
