@@ -10,14 +10,17 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { addMember, createAgent, createKey, createOrganization, createUser } from '@gateway/auth/admin';
+import { createRedis } from '@gateway/lib/redis';
 import { APIError } from 'openai';
 import type { Browser, BrowserContext, Page, Response as PlaywrightResponse } from 'playwright-core';
 import { buildConsole } from '../../services/embedded/src/console-build';
 import { seedTraces } from '../bench/support/traces';
+import { testRedisUrl } from '../support/databases';
 import { REPO_ROOT } from '../support/paths';
 import { launchChromium } from './support/browser';
 import { eventually } from './support/eventually';
 import { startE2e, type E2e } from './support/harness';
+import { counter, periodKeys } from './support/burst';
 import { committedTrace } from './support/ledger';
 
 /**
@@ -231,6 +234,14 @@ describe('the Console in Chromium', () => {
     cost = response.headers.get('x-service-cost-usd') ?? '';
     expect(cost).toMatch(/^0\.\d{6}$/);
     await committedTrace(e2e.ledger.db, response.headers.get('x-service-request-id') ?? '');
+    // Edge gives its idle slice of the allowance back; until then the quota card shows it held.
+    const { counters } = periodKeys(e2e.stack.ledgerKeyPrefix, orgId);
+    const redis = createRedis(testRedisUrl());
+    try {
+      await eventually(async () => ((await counter(redis, counters, 'spend_reserved')) === 0n ? true : undefined), "edge's idle lease to be given back");
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('counts the call in the usage totals and chart at the cost the client was told, exactly', async () => {
@@ -242,10 +253,10 @@ describe('the Console in Chromium', () => {
     expect(await figureText(page, 'cost')).toBe(`$${cost}`);
     expect(await figureText(page, 'unpriced')).toBe('0');
     expect(await figureText(page, 'latency')).toMatch(/^\d[\d,]* ms \/ \d[\d,]* ms \/ \d[\d,]* ms$/);
-    // The quota card: spent is the same exact amount, nothing held now the call has settled.
+    // The quota card: spent is the same exact amount, nothing held now the call has settled and edge's slice is back.
     const quota = await page.getByRole('region', { name: 'Monthly allowance' }).innerText();
     expect(quota).toMatch(new RegExp(`Spent\\s+\\$${cost.replace('.', '\\.')}`));
-    expect(quota).toMatch(/Held by calls in flight\s+\$0\.000000/);
+    expect(quota).toMatch(/Held for calls\s+\$0\.000000/);
     expect(quota).toMatch(/Allowance\s+\$10\.000000/);
 
     // Hovering today's bar puts its figures in the chart's legend.

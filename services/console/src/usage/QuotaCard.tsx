@@ -49,7 +49,7 @@ export function QuotaCard({ quota }: { quota: QuotaJson }) {
           <dd>{figures.used}</dd>
         </div>
         <div class="stat">
-          <dt>Held by calls in flight</dt>
+          <dt title="Calls in flight and the slices gateway replicas hold to admit the next calls, given back within seconds when unused">Held for calls</dt>
           <dd>{figures.held ?? '–'}</dd>
         </div>
         <div class="stat">
