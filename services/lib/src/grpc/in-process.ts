@@ -1,7 +1,9 @@
-import { Metadata } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
+import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { DomainError } from '../errors';
+import { DomainError, errorMapping } from '../errors';
 import { callTimer } from './call-metrics';
+import { callSpans, endCallSpan } from './call-spans';
 import type { CallSettings, PromiseClient, StreamSettings } from './client';
 import type { RpcServiceDefinition } from './methods';
 import { reportFailure, type CallContext, type ServiceHandlers, type StreamContext } from './server';
@@ -34,8 +36,10 @@ function asReceived(error: DomainError): DomainError {
  * The client interface of createPromiseClient, served by calling a service's
  * handlers in this process: no serialization, no socket. Same deadlines (a
  * handler still running at the deadline is answered `timeout`), metadata
- * passed to the handler, the same error mapping, the same call metrics. The
- * handler runs in the caller's trace context, as it would after a gRPC hop.
+ * passed to the handler, the same error mapping, the same call metrics, and
+ * the same two spans (client and server, the handler run inside the server
+ * span, the caller's trace carried in the metadata as over a gRPC hop), so a
+ * request's trace reads the same in the embedded mode as in the stack.
  * Requests and responses are shared objects, not copies: neither side may
  * change one after the call.
  */
@@ -56,38 +60,51 @@ export function createInProcessClient<D extends RpcServiceDefinition>(
     }
     const handler = handlers[name] as UnaryFn;
     const metrics = callTimer('client', method.path);
+    const spans = callSpans(method.path);
     const timeout = () => new DomainError('timeout', `The ${serviceName} service did not answer in time.`);
     methods[name] = (request: unknown, settings: CallSettings = {}) => {
       const started = performance.now();
       const callDeadlineMs = settings.deadlineMs ?? deadlineMs;
+      const metadata = settings.metadata ?? new Metadata();
+      const clientSpan = spans.startClient(metadata);
+      const served = spans.startServer(metadata);
       return new Promise((resolve, reject) => {
+        let answered = false;
         const deadline = setTimeout(() => {
+          answered = true;
           const error = timeout();
           metrics.failed(started, error);
+          endCallSpan(clientSpan, status.DEADLINE_EXCEEDED);
           reject(error);
         }, callDeadlineMs);
-        const finish = (settle: () => void) => {
+        /** The server span ends when the handler does; the client's when the caller is answered (the deadline may come first). */
+        const finish = (statusCode: number, settle: () => void) => {
+          endCallSpan(served.span, statusCode);
           clearTimeout(deadline);
+          if (answered) return;
+          endCallSpan(clientSpan, statusCode);
           settle();
         };
         let answer: Promise<unknown>;
         try {
-          answer = handler(request, { metadata: settings.metadata ?? new Metadata(), deadline: Date.now() + callDeadlineMs });
+          answer = context.with(served.context, () => handler(request, { metadata, deadline: Date.now() + callDeadlineMs }));
         } catch (error) {
           answer = Promise.reject(error);
         }
         answer.then(
           (response) =>
-            finish(() => {
+            finish(0, () => {
               metrics.succeeded(started);
               resolve(response);
             }),
-          (error: unknown) =>
-            finish(() => {
-              const domain = failed(error);
+          (error: unknown) => {
+            // Logged inside the server span, as the gRPC server logs a handler's failure.
+            const domain = context.with(served.context, () => failed(error));
+            finish(errorMapping[domain.kind].grpc, () => {
               metrics.failed(started, domain);
               reject(asReceived(domain));
-            }),
+            });
+          },
         );
       });
     };
