@@ -5,51 +5,11 @@ import { samplePrincipal } from '../../../../test/support/principals';
 import { DomainError } from '../errors';
 import { capturedLogger } from '../../test/support/captured-logger';
 import { startTelemetry, type Telemetry } from '../telemetry';
-import { createPromiseClient, type PromiseClient } from './client';
-import { HealthImplementation } from './health';
-import { createInProcessClient } from './in-process';
-import { startGrpcServer, unaryService, type ServiceHandlers } from './server';
+import { grpcTransport, inProcessTransport, type RunningTransport } from '../../test/support/transports';
+import type { PromiseClient } from './client';
 
 const definition = { authenticate: AuthServiceService.authenticate };
 const METHOD = 'grpc.gateway.auth.v1.AuthService/Authenticate';
-
-type Logger = ReturnType<typeof capturedLogger>['logger'];
-
-/** How the client reaches the handlers: over a gRPC hop, or in the same process (the embedded mode). */
-interface Transport {
-  name: string;
-  /** The `server.address` / `server.port` a client span names, where there is a peer. */
-  peerAttributes(): Record<string, unknown>;
-  start(handlers: ServiceHandlers<typeof definition>, logger: Logger): Promise<{ client: PromiseClient<typeof definition>; stop(): Promise<void> }>;
-}
-
-let grpcPort = 0;
-const grpcTransport: Transport = {
-  name: 'a gRPC call',
-  peerAttributes: () => ({ 'server.address': '127.0.0.1', 'server.port': grpcPort }),
-  async start(handlers, logger) {
-    const implementation = unaryService(definition, handlers, logger);
-    const server = await startGrpcServer({ port: 0, services: [{ definition, implementation }], health: new HealthImplementation() });
-    grpcPort = server.port;
-    const client = createPromiseClient(definition, { serviceName: 'auth', address: `127.0.0.1:${server.port}`, deadlineMs: 5000 });
-    return {
-      client,
-      stop: async () => {
-        client.close();
-        await server.shutdown(1000);
-      },
-    };
-  },
-};
-
-const inProcessTransport: Transport = {
-  name: 'an in-process call',
-  peerAttributes: () => ({}),
-  start: async (handlers, logger) => ({
-    client: createInProcessClient(definition, handlers, { serviceName: 'auth', deadlineMs: 5000, logger }),
-    stop: async () => undefined,
-  }),
-};
 
 // One telemetry per process: OpenTelemetry's global tracer provider is registered once.
 const exporter = new InMemorySpanExporter();
@@ -62,11 +22,12 @@ afterAll(() => telemetry.shutdown());
 describe.each([grpcTransport, inProcessTransport])('the trace of $name', (transport) => {
   const seenByHandler: Array<SpanContext | undefined> = [];
   const logs = capturedLogger();
-  let running: Awaited<ReturnType<Transport['start']>>;
+  let running: RunningTransport<typeof definition>;
   let client: PromiseClient<typeof definition>;
 
   beforeAll(async () => {
     running = await transport.start(
+      definition,
       {
         authenticate: async ({ credential }) => {
           seenByHandler.push(trace.getActiveSpan()?.spanContext());
@@ -127,7 +88,9 @@ describe.each([grpcTransport, inProcessTransport])('the trace of $name', (transp
       });
       expect(span?.status.code).not.toBe(SpanStatusCode.ERROR);
     }
-    expect(clientSpan?.attributes).toMatchObject(transport.peerAttributes());
+    const peer = running.peer;
+    expect(clientSpan?.attributes).toMatchObject(peer ? { 'server.address': peer.address, 'server.port': peer.port } : {});
+    if (!peer) expect(clientSpan?.attributes['server.address']).toBeUndefined();
   });
 
   it('marks both spans of a refused call as errors with its status code', async () => {

@@ -5,10 +5,8 @@ import { PricingServiceService, type WatchPriceListResponse } from '@gateway/pro
 import { samplePrincipal } from '../../../../test/support/principals';
 import { DomainError } from '../errors';
 import { createLogger } from '../logging';
-import { createPromiseClient, type PromiseClient } from './client';
-import { HealthImplementation } from './health';
-import { createInProcessClient } from './in-process';
-import { rpcService, startGrpcServer, type ServiceHandlers } from './server';
+import { grpcTransport, inProcessTransport, type RunningTransport } from '../../test/support/transports';
+import type { PromiseClient } from './client';
 
 /**
  * What every transport of lib's typed clients must do alike, run over each:
@@ -23,41 +21,13 @@ type Definition = typeof definition;
 const principal: AuthenticateResponse = { principal: samplePrincipal('org-1') };
 const listOf = (version: string): WatchPriceListResponse => ({ priceList: { version, pricesAsOf: '2025-09-01', models: [], plans: [] } });
 
-interface Transport {
-  name: string;
-  start(handlers: ServiceHandlers<Definition>, logger: ReturnType<typeof createLogger>): Promise<{ client: PromiseClient<Definition>; stop(): Promise<void> }>;
-}
-
-const grpcTransport: Transport = {
-  name: 'gRPC',
-  async start(handlers, logger) {
-    const server = await startGrpcServer({ port: 0, services: [{ definition, implementation: rpcService(definition, handlers, logger) }], health: new HealthImplementation() });
-    const client = createPromiseClient(definition, { serviceName: 'auth', address: `127.0.0.1:${server.port}`, deadlineMs: 5000 });
-    return {
-      client,
-      stop: async () => {
-        client.close();
-        await server.shutdown(1000);
-      },
-    };
-  },
-};
-
-const inProcessTransport: Transport = {
-  name: 'the in-process transport',
-  start: async (handlers, logger) => ({
-    client: createInProcessClient(definition, handlers, { serviceName: 'auth', deadlineMs: 5000, logger }),
-    stop: async () => undefined,
-  }),
-};
-
 describe.each([grpcTransport, inProcessTransport])('lib client over $name', (transport) => {
   const logLines: string[] = [];
   const seen: Array<{ deadline: Date | number; requestId: unknown }> = [];
   let releaseSlowCalls: () => void = () => undefined;
   const slowCallsReleased = new Promise<void>((resolve) => (releaseSlowCalls = resolve));
   const streamsEnded: string[] = [];
-  let running: Awaited<ReturnType<Transport['start']>>;
+  let running: RunningTransport<Definition>;
   let client: PromiseClient<Definition>;
 
   beforeAll(async () => {
@@ -68,6 +38,7 @@ describe.each([grpcTransport, inProcessTransport])('lib client over $name', (tra
       },
     });
     running = await transport.start(
+      definition,
       {
         authenticate: async ({ credential }, context) => {
           seen.push({ deadline: context.deadline, requestId: context.metadata.get('x-service-request-id')[0] });
