@@ -129,6 +129,8 @@ export interface LeaseHolderDeps {
  */
 export function holdLeases({ ledger, logger, settings, clock = Date.now }: LeaseHolderDeps): LeaseHolder {
   const holderId = randomUUID();
+  // Operators find this replica's slices in the ledger's holds by it (docs/runbook.md).
+  logger.info({ lease_holder: holderId }, 'leasing allowances as this holder');
   const entries = new Map<string, Entry>();
 
   const take = (entry: Entry, term: Term, need: bigint): Admission => {
