@@ -71,7 +71,7 @@ type FlightResult = { kind: 'granted' } | { kind: 'refused'; need: bigint; quota
 
 interface Entry {
   subject: Subject;
-  meter: MeterName;
+  /** What a Lease asks beyond a call's need: the slice of the subject's meter. */
   want: bigint;
   term: Term | undefined;
   lastAdmitMs: number;
@@ -109,6 +109,9 @@ const UNAVAILABLE: Admission = { kind: 'unavailable' };
 const LEASE_ATTEMPTS = 2;
 
 const available = (term: Term) => term.granted - term.consumed - term.inflight - term.givenBack;
+
+/** The entry holds part of a live lease that no call uses and no Lease in flight is already settling. */
+const holdsUnused = (entry: Entry, now: number) => !entry.flight && entry.term !== undefined && now < entry.term.validUntilMs && available(entry.term) > 0n;
 
 /** Which lease a subject's calls draw on: one per organization and meter identity (its plan, BYOK, the legacy limit). */
 const keyOf = (subject: Subject) => [subject.organizationId, subject.byok, subject.planTier, subject.messagesLimit].join('\u0000');
@@ -204,7 +207,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     let entry = entries.get(key);
     if (!entry) {
       const want = meter === 'spend' ? settings.sliceMicros : settings.sliceRequests;
-      entry = { subject, meter, want, term: undefined, lastAdmitMs: clock(), quota: undefined, askAgain: false, flight: undefined };
+      entry = { subject, want, term: undefined, lastAdmitMs: clock(), quota: undefined, askAgain: false, flight: undefined };
       entries.set(key, entry);
     }
     return entry;
@@ -258,8 +261,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     for (const entry of entries.values()) {
       if (entry.subject.organizationId !== organizationId) continue;
       entry.askAgain = true;
-      const term = entry.term;
-      if (!entry.flight && term && clock() < term.validUntilMs && available(term) > 0n) void fly(entry, GIVE_BACK);
+      if (holdsUnused(entry, clock())) void fly(entry, GIVE_BACK);
     }
   };
 
@@ -281,7 +283,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
       clearInterval(ticker);
       watch.stop();
       const now = clock();
-      const unusedHeld = [...entries.values()].filter((entry) => !entry.flight && entry.term && now < entry.term.validUntilMs && available(entry.term) > 0n);
+      const unusedHeld = [...entries.values()].filter((entry) => holdsUnused(entry, now));
       await Promise.allSettled(unusedHeld.map((entry) => fly(entry, GIVE_BACK)));
     },
   };
