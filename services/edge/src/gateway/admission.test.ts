@@ -41,6 +41,8 @@ describe('admission by worst-case cost', () => {
     expect(meterOf(meters, subject)).toBe('spend');
     expect(meterOf(meters, { ...subject, byok: true })).toBe('requests');
     expect(meterOf(meters, { ...subject, planTier: 'gone' })).toBeUndefined();
+    // A plan edge's catalog lacks is not leased, BYOK or not: the call keeps a reservation of its own.
+    expect(meterOf(meters, { ...subject, planTier: 'gone', byok: true })).toBeUndefined();
   });
 
   it('counts a call on its lease as the ledger counts it', () => {

@@ -1,4 +1,4 @@
-import { worstCaseOf, type CatalogModel, type ChatBodyShape, type MeterName, type WorstCase } from '@gateway/lib/catalog';
+import { meterOfTraffic, worstCaseOf, type CatalogModel, type ChatBodyShape, type MeterName, type WorstCase } from '@gateway/lib/catalog';
 import { DomainError } from '@gateway/lib/errors';
 import { formatUsd } from '@gateway/lib/money';
 import type { PriceBook } from '@gateway/lib/pricing';
@@ -47,13 +47,10 @@ export interface CallAdmission {
   refusedFor?: { retryAfterSeconds: number };
 }
 
-/**
- * The meter a leased subject's calls count on (the ledger's rule): BYOK
- * traffic counts requests, the rest the plan's meter. Undefined for a plan
- * edge's catalog lacks.
- */
+/** The meter a leased subject's calls count on, by the ledger's rule. Undefined for a plan edge's catalog lacks. */
 export function meterOf(planMeters: ReadonlyMap<string, MeterName>, subject: Subject): MeterName | undefined {
-  return subject.byok ? 'requests' : planMeters.get(subject.planTier);
+  const planMeter = planMeters.get(subject.planTier);
+  return planMeter === undefined ? undefined : meterOfTraffic(planMeter, subject.byok);
 }
 
 /**

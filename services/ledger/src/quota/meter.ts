@@ -1,5 +1,5 @@
 import { DomainError } from '@gateway/lib/errors';
-import type { Catalog, MeterName } from '@gateway/lib/catalog';
+import { meterOfTraffic, type Catalog, type MeterName } from '@gateway/lib/catalog';
 
 /** Who is metered, as authentication resolved it (validated). */
 export interface MeteredSubject {
@@ -21,8 +21,8 @@ export interface MeterRule {
 }
 
 /**
- * docs/api.md#limits-and-allowances: BYOK traffic counts requests; managed traffic counts on the plan's
- * meter. The legacy meter takes the agent record's own limit when it has one.
+ * The meter of the subject's traffic (lib's meterOfTraffic) and its limit from the plan. The
+ * legacy meter takes the agent record's own limit when it has one.
  */
 export function meterFor(subject: MeteredSubject, catalog: Catalog): MeterRule {
   const plan = catalog.plans.get(subject.planTier);
@@ -31,8 +31,7 @@ export function meterFor(subject: MeteredSubject, catalog: Catalog): MeterRule {
       internalReason: `plan "${subject.planTier}" is not in catalog ${catalog.version}`,
     });
   }
-  if (subject.byok) return { meter: 'requests', limit: BigInt(plan.byokRequestsPerMonth) };
-  switch (plan.meter) {
+  switch (meterOfTraffic(plan.meter, subject.byok)) {
     case 'spend':
       // The catalog's schema requires an allowance for spend plans.
       return { meter: 'spend', limit: plan.monthlyAllowanceMicros ?? 0n };

@@ -41,6 +41,15 @@ export interface Catalog {
 }
 
 /** The catalog shipped with the code; CATALOG_PATH points elsewhere. */
+/**
+ * docs/api.md#limits-and-allowances: BYOK traffic counts requests; managed
+ * traffic counts on its plan's meter. The ledger meters by this rule and edge
+ * leases by it.
+ */
+export function meterOfTraffic(planMeter: MeterName, byok: boolean): MeterName {
+  return byok ? 'requests' : planMeter;
+}
+
 export const DEFAULT_CATALOG_PATH = join(__dirname, '..', '..', 'catalog', 'catalog.json');
 
 export class CatalogError extends Error {
