@@ -16,6 +16,9 @@ interface PeriodState {
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
+/** The admission rule (holds.lua's `fits`): nothing fits in nothing, not even an amount of 0; else what fits in what is left. */
+const fits = (left: bigint, amount: bigint) => left > 0n && amount <= left;
+
 /**
  * The quota counters of the embedded single-process mode, with the rules of
  * the Redis scripts (quota/lua). Every method does its work synchronously,
@@ -35,13 +38,7 @@ export class MemoryQuotaStore implements QuotaStore {
     this.sweepExpired(state, nowMs);
     const counters = this.countersOf(state, hold.meter);
     if (state.holds.has(hold.id)) return Promise.resolve({ kind: 'reserved', counters });
-    const reserved = counters.held;
-    const spendLimit = state.spendAllowance ?? limit;
-    const fits =
-      hold.meter === 'spend'
-        ? counters.used + reserved < spendLimit && counters.used + reserved + hold.amount <= spendLimit
-        : reserved < max(0n, limit - counters.used) + counters.credits;
-    if (!fits && enforce) return Promise.resolve({ kind: 'denied', counters: { ...counters, held: reserved } });
+    if (!fits(this.leftOn(state, hold.meter, limit), hold.amount) && enforce) return Promise.resolve({ kind: 'denied', counters });
     state.holds.set(hold.id, { meter: hold.meter, amount: hold.amount, expiresAtMs: hold.expiresAtMs });
     state.reserved[hold.meter] += hold.amount;
     return Promise.resolve({ kind: 'reserved', counters: this.countersOf(state, hold.meter) });
@@ -52,10 +49,9 @@ export class MemoryQuotaStore implements QuotaStore {
     if (!state) return Promise.resolve({ kind: 'missing' });
     this.sweepExpired(state, nowMs);
     this.takeFromHold(state, holdId, meter, giveBack);
-    const { used, credits, held } = this.countersOf(state, meter);
-    const left = max(0n, meter === 'spend' ? (state.spendAllowance ?? limit) - used - held : max(0n, limit - used) + credits - held);
+    const left = this.leftOn(state, meter, limit);
     let granted = 0n;
-    const denied = (need > 0n || want > 0n) && enforce && !(left > 0n && need <= left);
+    const denied = (need > 0n || want > 0n) && enforce && !fits(left, need);
     if (!denied && (need > 0n || want > 0n)) granted = max(need, min(need + want, left / shareDivisor));
     const hold = state.holds.get(holdId);
     const amount = (hold?.amount ?? 0n) + granted;
@@ -144,6 +140,15 @@ export class MemoryQuotaStore implements QuotaStore {
     const taken = min(amount, hold.amount);
     hold.amount -= taken;
     state.reserved[meter] -= taken;
+  }
+
+  /**
+   * What is neither spent nor held on the meter, never below 0 (holds.lua's `left_on_meter`): the
+   * own spend allowance replaces the plan's; each held request ends up as one request of the limit or one credit.
+   */
+  private leftOn(state: PeriodState, meter: MeterName, limit: bigint): bigint {
+    const { used, credits, held } = this.countersOf(state, meter);
+    return max(0n, meter === 'spend' ? (state.spendAllowance ?? limit) - used - held : max(0n, limit - used) + credits - held);
   }
 
   private id({ organizationId, period }: CounterKey): string {

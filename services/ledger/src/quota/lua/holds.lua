@@ -39,3 +39,28 @@ local function take_from_hold(counters, holds, id, meter, amount)
   return taken
 end
 
+
+-- What is neither spent nor held on a meter (never below 0), with the counters it was read from
+-- (used, credits, held as stored, the own spend allowance or false). The organization's own spend
+-- allowance, when set, replaces `limit` on the spend meter; on the counting meters each held
+-- request ends up as one request of the limit or one credit.
+local function left_on_meter(counters, meter, limit)
+  local used = redis.call('HGET', counters, meter .. '_used') or '0'
+  local credits = redis.call('HGET', counters, 'credits') or '0'
+  local held = redis.call('HGET', counters, meter .. '_reserved') or '0'
+  local own_allowance = redis.call('HGET', counters, 'spend_allowance')
+  local reserved = math.max(0, tonumber(held))
+  local left
+  if meter == 'spend' then
+    if own_allowance then limit = tonumber(own_allowance) end
+    left = limit - tonumber(used) - reserved
+  else
+    left = math.max(0, limit - tonumber(used)) + tonumber(credits) - reserved
+  end
+  return math.max(0, left), used, credits, held, own_allowance
+end
+
+-- The admission rule: nothing fits in nothing (not even an amount of 0), else what fits in what is left.
+local function fits(left, amount)
+  return left > 0 and amount <= left
+end

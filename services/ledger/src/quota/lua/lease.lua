@@ -19,26 +19,11 @@ local need, want, give_back = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARG
 -- Given back first, relative to what the hold has now, so that it commutes with Record's takes.
 if give_back > 0 then take_from_hold(counters, holds, id, meter, give_back) end
 
-local used_text = redis.call('HGET', counters, meter .. '_used') or '0'
-local credits_text = redis.call('HGET', counters, 'credits') or '0'
-local used, credits = tonumber(used_text), tonumber(credits_text)
-local reserved = math.max(0, tonumber(redis.call('HGET', counters, meter .. '_reserved') or '0'))
-local own_allowance = redis.call('HGET', counters, 'spend_allowance')
-local limit = tonumber(ARGV[7])
--- What is neither spent nor held, by reserve.lua's arithmetic: each held request ends up as one
--- request of the limit or one credit.
-local left
-if meter == 'spend' then
-  if own_allowance then limit = tonumber(own_allowance) end
-  left = limit - used - reserved
-else
-  left = math.max(0, limit - used) + credits - reserved
-end
-left = math.max(0, left)
+local left, used_text, credits_text, _, own_allowance = left_on_meter(counters, meter, tonumber(ARGV[7]))
 
 local kind, granted = 'granted', 0
 if need > 0 or want > 0 then
-  if ARGV[8] == '1' and not (left > 0 and need <= left) then
+  if ARGV[8] == '1' and not fits(left, need) then
     kind = 'denied'
   else
     -- A share of what is left, never less than the waiting call's need: the slices shrink towards

@@ -13,24 +13,9 @@ if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 sweep_expired(counters, holds, expiries, ARGV[1])
 
 local meter = ARGV[3]
-local used = redis.call('HGET', counters, meter .. '_used') or '0'
-local credits = redis.call('HGET', counters, 'credits') or '0'
-local held = redis.call('HGET', counters, meter .. '_reserved') or '0'
-local own_allowance = redis.call('HGET', counters, 'spend_allowance')
+local left, used, credits, held, own_allowance = left_on_meter(counters, meter, tonumber(ARGV[5]))
 if redis.call('HEXISTS', holds, ARGV[2]) == 1 then return {'reserved', used, credits, held, own_allowance} end
-
-local reserved = math.max(0, tonumber(held))
-local amount, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
-if meter == 'spend' and own_allowance then limit = tonumber(own_allowance) end
-local fits
-if meter == 'spend' then
-  local committed = tonumber(used) + reserved
-  fits = committed < limit and committed + amount <= limit
-else
-  -- Each held request ends up as one request of the limit or one credit.
-  fits = reserved < math.max(0, limit - tonumber(used)) + tonumber(credits)
-end
-if not fits and ARGV[6] == '1' then return {'denied', used, credits, held, own_allowance} end
+if not fits(left, tonumber(ARGV[4])) and ARGV[6] == '1' then return {'denied', used, credits, held, own_allowance} end
 
 redis.call('HSET', holds, ARGV[2], meter .. ':' .. ARGV[4])
 redis.call('ZADD', expiries, ARGV[7], ARGV[2])
