@@ -43,7 +43,7 @@ describe('Prometheus metrics', () => {
     expect(total(samples, 'edge_http_duration_count', { http_route: route, http_response_status_code: '401', error_type: 'auth' })).toBe(2);
     expect(total(samples, 'edge_provider_duration_count', { stream: 'false' })).toBe(1);
     // No Price, no Route and no CheckQuota: edge prices, routes and admits with the price list, the routing policy and the lease it holds.
-    for (const method of ['Lease', 'Record']) {
+    for (const method of ['Lease', 'StreamRecords']) {
       expect(total(samples, 'rpc_client_duration_count', { rpc_method: method, rpc_grpc_status_code: '0' })).toBeGreaterThanOrEqual(1);
     }
     expect(total(samples, 'rpc_client_duration_count', { rpc_method: 'Route' })).toBe(0);

@@ -89,7 +89,7 @@ describe('one request, one trace', () => {
       expect.arrayContaining([
         'auth grpc.gateway.auth.v1.AuthService/Authenticate',
         'ledger grpc.gateway.ledger.v1.LedgerService/Lease',
-        'ledger grpc.gateway.ledger.v1.LedgerService/Record',
+        'ledger grpc.gateway.ledger.v1.LedgerService/StreamRecords',
       ]),
     );
   });

@@ -7,7 +7,7 @@ import type { TraceRecord } from './trace-record';
 
 /** A ledger client whose record call fails as given; nothing else is called. */
 function failingLedger(error: DomainError): PromiseClient<typeof LedgerServiceService> {
-  return { record: () => Promise.reject(error) } as unknown as PromiseClient<typeof LedgerServiceService>;
+  return { streamRecords: () => Promise.reject(error) } as unknown as PromiseClient<typeof LedgerServiceService>;
 }
 
 const record = {} as TraceRecord;
@@ -39,7 +39,7 @@ describe('a record', () => {
   it("asks the ledger to commit within the window, waits the grace beyond it, and says what the ledger answered", async () => {
     const calls: { commitWithinMs: number; deadlineMs: number | undefined }[] = [];
     const ledger = {
-      record: (request: { commitWithinMs: number }, settings?: { deadlineMs?: number }) => {
+      streamRecords: (request: { commitWithinMs: number }, settings?: { deadlineMs?: number }) => {
         calls.push({ commitWithinMs: request.commitWithinMs, deadlineMs: settings?.deadlineMs });
         return Promise.resolve({ accepted: calls.length === 1, quota: undefined });
       },

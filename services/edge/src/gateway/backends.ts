@@ -144,7 +144,7 @@ export async function recordCall(
   { commitWithinMs, answerGraceMs }: RecordTiming,
 ): Promise<RecordOutcome> {
   try {
-    const answer = await ledger.record({ ...record, commitWithinMs }, { deadlineMs: commitWithinMs + answerGraceMs });
+    const answer = await ledger.streamRecords({ ...record, commitWithinMs }, { deadlineMs: commitWithinMs + answerGraceMs });
     return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
     logDegraded(logger, error, 'ledger record failed: response is unmetered');

@@ -52,6 +52,7 @@ function fakeLedger(allowance: bigint) {
   const handlers: ServiceHandlers<typeof LedgerServiceService> = {
     checkQuota: unexpected,
     record: unexpected,
+    streamRecords: unexpected,
     getQuota: unexpected,
     lease: async (request): Promise<LeaseResponse> => {
       leases.push(request);

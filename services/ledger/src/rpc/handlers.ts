@@ -41,6 +41,14 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
       throw error;
     }
   };
+  const record: ServiceHandlers<typeof LedgerServiceService>['record'] = async (request, { deadline }) => {
+    const receivedAtMs = Date.now();
+    const valid = parseInput(recordSchema, request);
+    const commitByMs = commitDeadline(deadline, receivedAtMs, valid.commitWithinMs);
+    const result = await recordRequest(deps, valid, recordOutage, commitByMs);
+    records.add(1, result.accepted ? { accepted: true } : { accepted: false, refused: result.refused });
+    return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
+  };
   return {
     checkQuota: async (request) => {
       const decision = await watched(checkQuota(deps, parseInput(checkQuotaSchema, request), holdTtlMs));
@@ -49,14 +57,9 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
         ? { allowed: true, quota: toProtoQuota(decision.quota), retryAfterSeconds: 0, reservationId: decision.reservationId }
         : { allowed: false, quota: toProtoQuota(decision.quota), retryAfterSeconds: decision.retryAfterSeconds, reservationId: '' };
     },
-    record: async (request, { deadline }) => {
-      const receivedAtMs = Date.now();
-      const record = parseInput(recordSchema, request);
-      const commitByMs = commitDeadline(deadline, receivedAtMs, record.commitWithinMs);
-      const result = await recordRequest(deps, record, recordOutage, commitByMs);
-      records.add(1, result.accepted ? { accepted: true } : { accepted: false, refused: result.refused });
-      return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
-    },
+    record,
+    // The same Record, each call carried over a stream that lasts (what edge uses).
+    streamRecords: record,
     getQuota: async (request) => {
       const { subject } = parseInput(getQuotaSchema, request);
       return { quota: toProtoQuota(await watched(currentQuota(deps, subject))) };

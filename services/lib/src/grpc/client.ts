@@ -5,14 +5,17 @@ import {
   makeGenericClientConstructor,
   type ServiceDefinition,
   type CallOptions,
+  type ClientDuplexStream,
   type ClientReadableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { outageReporter, type OutageLogger } from '../outages';
 import { callTimer } from './call-metrics';
-import { callSpans, endCallSpan } from './call-spans';
-import type { RequestOf, ResponseOf, RpcServiceDefinition } from './methods';
-import { fromGrpcError, isUnreachable } from './status';
+import { callSpans } from './call-spans';
+import { startClientCall, type ClientMethod } from './client-call';
+import { callOverStreams, type StreamedCalls } from './call-streams';
+import type { AnswerEnvelope, CallEnvelope, CallRequestOf, CallResponseOf, RequestOf, ResponseOf, RpcServiceDefinition } from './methods';
+import { fromGrpcError } from './status';
 
 export interface CallSettings {
   /** Overrides the client's default deadline for this call. */
@@ -30,12 +33,15 @@ export interface StreamSettings {
  * A promise-returning client: one method per RPC, each unary call with a
  * deadline; a server-streaming RPC gives an async iterable of its responses
  * that ends when the server ends the stream (or the caller aborts) and throws
- * the mapped DomainError when the stream fails.
+ * the mapped DomainError when the stream fails; a call-stream RPC is called
+ * like a unary one, its calls carried over streams kept open (call-streams.ts).
  */
 export type PromiseClient<D> = {
-  [K in keyof D]: D[K] extends { responseStream: true }
-    ? (request: RequestOf<D[K]>, settings?: StreamSettings) => AsyncIterable<ResponseOf<D[K]>>
-    : (request: RequestOf<D[K]>, settings?: CallSettings) => Promise<ResponseOf<D[K]>>;
+  [K in keyof D]: D[K] extends { requestStream: true }
+    ? (request: CallRequestOf<D[K]>, settings?: CallSettings) => Promise<CallResponseOf<D[K]>>
+    : D[K] extends { responseStream: true }
+      ? (request: RequestOf<D[K]>, settings?: StreamSettings) => AsyncIterable<ResponseOf<D[K]>>
+      : (request: RequestOf<D[K]>, settings?: CallSettings) => Promise<ResponseOf<D[K]>>;
 } & {
   /** Whether the channel holds a live connection to the service right now (no call is made). */
   isConnected(): boolean;
@@ -121,42 +127,39 @@ export function createPromiseClient<D extends RpcServiceDefinition>(
   type UnaryCallback = (error: ServiceError | null, response?: unknown) => void;
   type UnaryMethod = (request: unknown, metadata: Metadata, options: CallOptions, callback: UnaryCallback) => void;
   type StreamMethod = (request: unknown, metadata: Metadata, options: CallOptions) => ClientReadableStream<unknown>;
+  type CallStreamMethod = (metadata: Metadata, options: CallOptions) => ClientDuplexStream<CallEnvelope<unknown>, AnswerEnvelope<unknown>>;
+  const callStreams: StreamedCalls[] = [];
   const methods: Record<string, unknown> = {
     isConnected: () => client.getChannel().getConnectivityState(false) === connectivityState.READY,
-    close: () => client.close(),
+    close: () => {
+      for (const streamed of callStreams) streamed.close();
+      client.close();
+    },
   };
   for (const name of Object.keys(definition)) {
     const invoke = (client as unknown as Record<string, UnaryMethod>)[name];
     if (!invoke) throw new Error(`client for ${serviceName} lacks method ${name}`);
-    if (definition[name]?.responseStream) {
+    const method = definition[name];
+    if (method?.requestStream) {
+      const open = invoke as unknown as CallStreamMethod;
+      const streamed = callOverStreams(() => open.call(client, new Metadata(), {}), { serviceName, path: method.path, address, deadlineMs, outages });
+      callStreams.push(streamed);
+      methods[name] = streamed.call;
+      continue;
+    }
+    if (method?.responseStream) {
       const open = invoke as unknown as StreamMethod;
       methods[name] = (request: unknown, settings: StreamSettings = {}) =>
         readStream(() => open.call(client, request, settings.metadata ?? new Metadata(), {}), serviceName, settings.signal);
       continue;
     }
-    const path = definition[name]?.path ?? `/${serviceName}/${name}`;
-    const timer = callTimer('client', path);
-    const spans = callSpans(path, address);
+    const path = method?.path ?? `/${serviceName}/${name}`;
+    const calls: ClientMethod = { serviceName, spans: callSpans(path, address), timer: callTimer('client', path), outages };
     methods[name] = (request: unknown, settings: CallSettings = {}) =>
       new Promise((resolve, reject) => {
-        const started = performance.now();
         const options: CallOptions = { deadline: Date.now() + (settings.deadlineMs ?? deadlineMs) };
         const metadata = settings.metadata ?? new Metadata();
-        const span = spans.startClient(metadata);
-        const done: UnaryCallback = (error, response) => {
-          if (error) {
-            endCallSpan(span, error.code);
-            const domain = fromGrpcError(error, serviceName);
-            timer.failed(started, domain);
-            if (isUnreachable(error)) outages?.failed(domain);
-            reject(domain);
-          } else {
-            endCallSpan(span, 0);
-            timer.succeeded(started);
-            outages?.succeeded();
-            resolve(response);
-          }
-        };
+        const done: UnaryCallback = startClientCall(calls, metadata, resolve, reject);
         withoutCallerStack(() => invoke.call(client, request, metadata, options, done));
       });
   }

@@ -53,7 +53,8 @@ export function createInProcessClient<D extends RpcServiceDefinition>(
     const method = definition[name];
     if (!method) continue;
     const failed = reportFailure(logger, method.path);
-    if (method.responseStream) {
+    // A call-stream method's calls are answered one by one, as unary calls are.
+    if (method.responseStream && !method.requestStream) {
       const handler = handlers[name] as StreamFn;
       methods[name] = (request: unknown, settings: StreamSettings = {}) => streamFrom(handler, request, settings, failed);
       continue;

@@ -16,7 +16,8 @@ import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import { monitorHealth, type DependencyCheck } from './health';
 import { addReflection } from './reflection';
-import { grpcServiceName, type RequestOf, type ResponseOf, type RpcServiceDefinition, type UnaryServiceDefinition } from './methods';
+import { answerCalls, type ServeCall } from './call-streams';
+import { grpcServiceName, type CallRequestOf, type CallResponseOf, type RequestOf, type ResponseOf, type RpcServiceDefinition, type UnaryServiceDefinition } from './methods';
 import { toGrpcError } from './status';
 
 export interface CallContext {
@@ -39,16 +40,53 @@ export interface StreamContext extends CallContext {
 /** A server-streaming RPC: every value the iterable yields is sent, and the stream ends when it does. */
 export type StreamHandler<M> = (request: RequestOf<M>, context: StreamContext) => AsyncIterable<ResponseOf<M>>;
 
-/** Handlers of a service with unary and server-streaming RPCs. */
+/** The handler of the calls a call-stream method carries: each answered as a unary call would be (call-streams.ts). */
+export type CallStreamHandler<M> = (request: CallRequestOf<M>, context: CallContext) => Promise<CallResponseOf<M>>;
+
+/** Handlers of a service with unary, server-streaming and call-stream RPCs. */
 export type ServiceHandlers<D> = {
-  [K in keyof D]: D[K] extends { responseStream: true } ? StreamHandler<D[K]> : UnaryHandlers<Pick<D, K>>[K];
+  [K in keyof D]: D[K] extends { requestStream: true }
+    ? CallStreamHandler<D[K]>
+    : D[K] extends { responseStream: true }
+      ? StreamHandler<D[K]>
+      : UnaryHandlers<Pick<D, K>>[K];
 };
 
 /**
- * Adapts async handlers to grpc-js, turning every thrown error into the
- * mapped status. Unexpected errors are logged here, once, and reach the
- * caller only as `internal`.
+ * One unary call of `handler` as a server answers it: in its server span (the
+ * caller's trace from the metadata), timed, every thrown error turned into the
+ * mapped status. Unexpected errors are logged here, once, and reach the caller
+ * only as `internal`. Used for unary RPCs and for the calls a call stream carries.
  */
+type UnaryFn = (request: unknown, context: CallContext) => Promise<unknown>;
+
+function callServer(handler: UnaryFn, path: string, logger: Logger): ServeCall {
+  const timer = callTimer('server', path);
+  const spans = callSpans(path);
+  const failed = reportFailure(logger, path);
+  return (request, metadata, deadline, reply) => {
+    const started = performance.now();
+    const { span, context: callContext } = spans.startServer(metadata);
+    // The handler, and what follows it, in the caller's trace: its logs and its own calls carry the trace id.
+    context.with(callContext, () =>
+      handler(request, { metadata, deadline }).then(
+        (response) => {
+          reply(null, response);
+          timer.succeeded(started);
+          endCallSpan(span, 0);
+        },
+        (error: unknown) => {
+          const domain = failed(error);
+          timer.failed(started, domain);
+          endCallSpan(span, errorMapping[domain.kind].grpc);
+          reply(toGrpcError(domain));
+        },
+      ),
+    );
+  };
+}
+
+/** Adapts async handlers to grpc-js unary methods (callServer). */
 export function unaryService<D extends UnaryServiceDefinition>(
   definition: D,
   handlers: UnaryHandlers<D>,
@@ -56,31 +94,9 @@ export function unaryService<D extends UnaryServiceDefinition>(
 ): UntypedServiceImplementation {
   const implementation: UntypedServiceImplementation = {};
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
-    const handler = handlers[name];
-    const path = definition[name]?.path ?? `/unknown/${name}`;
-    const timer = callTimer('server', path);
-    const spans = callSpans(path);
-    const failed = reportFailure(logger, path);
-    implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) => {
-      const started = performance.now();
-      const { span, context: callContext } = spans.startServer(call.metadata);
-      // The handler, and what follows it, in the caller's trace: its logs and its own calls carry the trace id.
-      context.with(callContext, () =>
-        handler(call.request, { metadata: call.metadata, deadline: call.getDeadline() }).then(
-          (response) => {
-            callback(null, response);
-            timer.succeeded(started);
-            endCallSpan(span, 0);
-          },
-          (error: unknown) => {
-            const domain = failed(error);
-            timer.failed(started, domain);
-            endCallSpan(span, errorMapping[domain.kind].grpc);
-            callback(toGrpcError(domain));
-          },
-        ),
-      );
-    };
+    const serve = callServer(handlers[name] as UnaryFn, definition[name]?.path ?? `/unknown/${name}`, logger);
+    implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) =>
+      serve(call.request, call.metadata, call.getDeadline(), (error, response) => (error ? callback(error) : callback(null, response)));
   }
   return implementation;
 }
@@ -99,6 +115,7 @@ export function reportFailure(logger: Logger, path: string): (error: unknown) =>
  * The server streams open right now, each with its way to end: a draining
  * server ends them (their callers see the stream end and open it again,
  * elsewhere), else a long-lived stream would hold the drain to its timeout.
+ * A call stream ends once the calls it started are answered.
  */
 export type OpenStreams = Set<AbortController>;
 
@@ -124,7 +141,7 @@ function streamingMethod<M>(handler: StreamHandler<M>, path: string, logger: Log
   };
 }
 
-/** Unary and server-streaming handlers adapted to grpc-js, with the same error mapping. */
+/** Unary, server-streaming and call-stream handlers adapted to grpc-js, with the same error mapping. */
 export function rpcService<D extends RpcServiceDefinition>(
   definition: D,
   handlers: ServiceHandlers<D>,
@@ -136,10 +153,11 @@ export function rpcService<D extends RpcServiceDefinition>(
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
     const method = definition[name];
     if (!method) continue;
-    if (method.responseStream) implementation[name] = streamingMethod(handlers[name] as StreamHandler<typeof method>, method.path, logger, open);
+    if (method.requestStream) implementation[name] = answerCalls(callServer(handlers[name] as unknown as UnaryFn, method.path, logger), open);
+    else if (method.responseStream) implementation[name] = streamingMethod(handlers[name] as StreamHandler<typeof method>, method.path, logger, open);
     else unary[name] = handlers[name] as UnaryHandlers<UnaryServiceDefinition>[string];
   }
-  const unaryDefinition = Object.fromEntries(Object.entries(definition).filter(([, method]) => !method.responseStream)) as UnaryServiceDefinition;
+  const unaryDefinition = Object.fromEntries(Object.entries(definition).filter(([, method]) => !method.responseStream && !method.requestStream)) as UnaryServiceDefinition;
   return { ...unaryService(unaryDefinition, unary, logger), ...implementation };
 }
 

@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -188,6 +190,46 @@ export interface RecordResponse {
   /** The write was accepted into the durable stream (`x-service-metered`). */
   accepted: boolean;
   quota?: QuotaState | undefined;
+}
+
+export interface StreamRecordsRequest {
+  /** Chosen by the caller, unique among its unanswered calls on this stream. */
+  callId: number;
+  /** What a unary call carries as metadata: the trace context (`traceparent`). */
+  metadata: { [key: string]: string };
+  /** How long the caller waits for the answer, from sending it: the deadline of a unary call. */
+  timeoutMs: number;
+  request?: RecordRequest | undefined;
+}
+
+export interface StreamRecordsRequest_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+export interface StreamRecordsResponse {
+  callId: number;
+  /** Set when Record answered. */
+  response?:
+    | RecordResponse
+    | undefined;
+  /**
+   * Set when Record failed, or was not started (code UNAVAILABLE, `x-call-not-started`
+   * in metadata: the server is draining; the caller may send it again on another stream).
+   */
+  status?: CallStatus | undefined;
+}
+
+/** The status a unary call ends with: its gRPC code, message and trailers. */
+export interface CallStatus {
+  code: number;
+  message: string;
+  metadata: { [key: string]: string };
+}
+
+export interface CallStatus_MetadataEntry {
+  key: string;
+  value: string;
 }
 
 export interface GetQuotaRequest {
@@ -1560,6 +1602,577 @@ export const RecordResponse: MessageFns<RecordResponse> = {
   },
 };
 
+function createBaseStreamRecordsRequest(): StreamRecordsRequest {
+  return { callId: 0, metadata: {}, timeoutMs: 0, request: undefined };
+}
+
+export const StreamRecordsRequest: MessageFns<StreamRecordsRequest> = {
+  encode(message: StreamRecordsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint32(message.callId);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      StreamRecordsRequest_MetadataEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).uint32(message.timeoutMs);
+    }
+    if (message.request !== undefined) {
+      RecordRequest.encode(message.request, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamRecordsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamRecordsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = StreamRecordsRequest_MetadataEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.metadata[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.request = RecordRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamRecordsRequest {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+      request: isSet(object.request) ? RecordRequest.fromJSON(object.request) : undefined,
+    };
+  },
+
+  toJSON(message: StreamRecordsRequest): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    if (message.request !== undefined) {
+      obj.request = RecordRequest.toJSON(message.request);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamRecordsRequest>, I>>(base?: I): StreamRecordsRequest {
+    return StreamRecordsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamRecordsRequest>, I>>(object: I): StreamRecordsRequest {
+    const message = createBaseStreamRecordsRequest();
+    message.callId = object.callId ?? 0;
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.timeoutMs = object.timeoutMs ?? 0;
+    message.request = (object.request !== undefined && object.request !== null)
+      ? RecordRequest.fromPartial(object.request)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStreamRecordsRequest_MetadataEntry(): StreamRecordsRequest_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const StreamRecordsRequest_MetadataEntry: MessageFns<StreamRecordsRequest_MetadataEntry> = {
+  encode(message: StreamRecordsRequest_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamRecordsRequest_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamRecordsRequest_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamRecordsRequest_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: StreamRecordsRequest_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamRecordsRequest_MetadataEntry>, I>>(
+    base?: I,
+  ): StreamRecordsRequest_MetadataEntry {
+    return StreamRecordsRequest_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamRecordsRequest_MetadataEntry>, I>>(
+    object: I,
+  ): StreamRecordsRequest_MetadataEntry {
+    const message = createBaseStreamRecordsRequest_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseStreamRecordsResponse(): StreamRecordsResponse {
+  return { callId: 0, response: undefined, status: undefined };
+}
+
+export const StreamRecordsResponse: MessageFns<StreamRecordsResponse> = {
+  encode(message: StreamRecordsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint32(message.callId);
+    }
+    if (message.response !== undefined) {
+      RecordResponse.encode(message.response, writer.uint32(18).fork()).join();
+    }
+    if (message.status !== undefined) {
+      CallStatus.encode(message.status, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamRecordsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamRecordsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.response = RecordResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = CallStatus.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamRecordsResponse {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      response: isSet(object.response) ? RecordResponse.fromJSON(object.response) : undefined,
+      status: isSet(object.status) ? CallStatus.fromJSON(object.status) : undefined,
+    };
+  },
+
+  toJSON(message: StreamRecordsResponse): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.response !== undefined) {
+      obj.response = RecordResponse.toJSON(message.response);
+    }
+    if (message.status !== undefined) {
+      obj.status = CallStatus.toJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamRecordsResponse>, I>>(base?: I): StreamRecordsResponse {
+    return StreamRecordsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamRecordsResponse>, I>>(object: I): StreamRecordsResponse {
+    const message = createBaseStreamRecordsResponse();
+    message.callId = object.callId ?? 0;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? RecordResponse.fromPartial(object.response)
+      : undefined;
+    message.status = (object.status !== undefined && object.status !== null)
+      ? CallStatus.fromPartial(object.status)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCallStatus(): CallStatus {
+  return { code: 0, message: "", metadata: {} };
+}
+
+export const CallStatus: MessageFns<CallStatus> = {
+  encode(message: CallStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== 0) {
+      writer.uint32(8).int32(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      CallStatus_MetadataEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CallStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCallStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = CallStatus_MetadataEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.metadata[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CallStatus {
+    return {
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: CallStatus): unknown {
+    const obj: any = {};
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CallStatus>, I>>(base?: I): CallStatus {
+    return CallStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CallStatus>, I>>(object: I): CallStatus {
+    const message = createBaseCallStatus();
+    message.code = object.code ?? 0;
+    message.message = object.message ?? "";
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseCallStatus_MetadataEntry(): CallStatus_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const CallStatus_MetadataEntry: MessageFns<CallStatus_MetadataEntry> = {
+  encode(message: CallStatus_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CallStatus_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCallStatus_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CallStatus_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CallStatus_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CallStatus_MetadataEntry>, I>>(base?: I): CallStatus_MetadataEntry {
+    return CallStatus_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CallStatus_MetadataEntry>, I>>(object: I): CallStatus_MetadataEntry {
+    const message = createBaseCallStatus_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
 function createBaseGetQuotaRequest(): GetQuotaRequest {
   return { subject: undefined };
 }
@@ -2218,6 +2831,23 @@ export const LedgerServiceService = {
     responseSerialize: (value: WatchLeasesResponse): Buffer => Buffer.from(WatchLeasesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchLeasesResponse => WatchLeasesResponse.decode(value),
   },
+  /**
+   * Record, over one stream that lasts: each request message is one Record,
+   * answered by a response message with its call_id, in any order. A unary
+   * call sets up and tears down an HTTP/2 stream per record, which cost edge
+   * and the ledger more CPU than the record itself (docs/decisions.md#records-over-a-stream).
+   * Answers are what Record would answer, or the status Record would fail with.
+   */
+  streamRecords: {
+    path: "/gateway.ledger.v1.LedgerService/StreamRecords" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamRecordsRequest): Buffer => Buffer.from(StreamRecordsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamRecordsRequest => StreamRecordsRequest.decode(value),
+    responseSerialize: (value: StreamRecordsResponse): Buffer =>
+      Buffer.from(StreamRecordsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StreamRecordsResponse => StreamRecordsResponse.decode(value),
+  },
 } as const;
 
 export interface LedgerServiceServer extends UntypedServiceImplementation {
@@ -2237,6 +2867,14 @@ export interface LedgerServiceServer extends UntypedServiceImplementation {
    * leases on it have not used and asks anew.
    */
   watchLeases: handleServerStreamingCall<WatchLeasesRequest, WatchLeasesResponse>;
+  /**
+   * Record, over one stream that lasts: each request message is one Record,
+   * answered by a response message with its call_id, in any order. A unary
+   * call sets up and tears down an HTTP/2 stream per record, which cost edge
+   * and the ledger more CPU than the record itself (docs/decisions.md#records-over-a-stream).
+   * Answers are what Record would answer, or the status Record would fail with.
+   */
+  streamRecords: handleBidiStreamingCall<StreamRecordsRequest, StreamRecordsResponse>;
 }
 
 export interface LedgerServiceClient extends Client {
@@ -2317,6 +2955,19 @@ export interface LedgerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchLeasesResponse>;
+  /**
+   * Record, over one stream that lasts: each request message is one Record,
+   * answered by a response message with its call_id, in any order. A unary
+   * call sets up and tears down an HTTP/2 stream per record, which cost edge
+   * and the ledger more CPU than the record itself (docs/decisions.md#records-over-a-stream).
+   * Answers are what Record would answer, or the status Record would fail with.
+   */
+  streamRecords(): ClientDuplexStream<StreamRecordsRequest, StreamRecordsResponse>;
+  streamRecords(options: Partial<CallOptions>): ClientDuplexStream<StreamRecordsRequest, StreamRecordsResponse>;
+  streamRecords(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamRecordsRequest, StreamRecordsResponse>;
 }
 
 export const LedgerServiceClient = makeGenericClientConstructor(
@@ -2360,6 +3011,10 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
