@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { issueAgentSecret } from '@gateway/auth/admin';
 import { defaultSettings as defaultAgentSettings } from '@gateway/agent/config';
 import { AGENT_SCHEMA, agentMigrations, type AgentDatabase } from '@gateway/agent/db';
@@ -23,7 +22,7 @@ import { startLedgerServer } from '@gateway/ledger/server';
 import { MemoryAllowanceChanges, MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { loadConfig } from '@gateway/lib/config';
-import { connectDatabase, migrateToLatest, pingDatabase } from '@gateway/lib/db';
+import { connectDatabase, migrateToLatest, openPGliteThread, pingDatabase } from '@gateway/lib/db';
 import { createInProcessClient, createPromiseClient, servingCheck, type DependencyCheck } from '@gateway/lib/grpc';
 import { createLogger, type Logger } from '@gateway/lib/logging';
 import { freePort } from '@gateway/lib/net';
@@ -72,7 +71,8 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const secrets = loadOrCreateLocalSecrets(config.DATA_DIR);
   const catalog = loadCatalog();
 
-  const pglite = new PGlite(join(config.DATA_DIR, 'pglite'));
+  // On a thread of its own: its queries (the record writer's batches above all) do not hold up requests.
+  const pglite = openPGliteThread(join(config.DATA_DIR, 'pglite'));
   const authDb = connectDatabase<AuthDatabase>({ kind: 'pglite', pglite }, AUTH_SCHEMA);
   const ledgerDb = connectDatabase<LedgerDatabase>({ kind: 'pglite', pglite }, LEDGER_SCHEMA);
   const agentDb = connectDatabase<AgentDatabase>({ kind: 'pglite', pglite }, AGENT_SCHEMA);

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool, types } from 'pg';
 import type { Logger } from '../logging';
+import type { PGliteQueries } from './pglite-thread';
 import { gatewayMeter } from '../metrics';
 
 // bigint columns (money, counters) arrive as strings, never as lossy numbers;
@@ -18,7 +19,7 @@ export type DatabaseTarget =
       /** Told when Postgres closes a pooled connection (a restart, a terminated backend). */
       logger?: Pick<Logger, 'warn'>;
     }
-  | { kind: 'pglite'; pglite: PGlite };
+  | { kind: 'pglite'; pglite: PGliteQueries };
 
 export interface Database<DB> {
   /** Queries are scoped to the service's own schema. */
@@ -56,7 +57,8 @@ function lostConnectionReporter(logger: Pick<Logger, 'warn'> | undefined): (reas
 }
 
 function dialectFor(target: DatabaseTarget): Dialect {
-  if (target.kind === 'pglite') return new PGliteDialect(target.pglite);
+  // The dialect only ever calls `query`, which a PGlite on its own thread offers too (pglite-thread.ts).
+  if (target.kind === 'pglite') return new PGliteDialect(target.pglite as PGlite);
   const reportLost = lostConnectionReporter(target.logger);
   const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // Postgres may end a connection at any moment (a restart, a failover, a
@@ -93,7 +95,7 @@ function dialectFor(target: DatabaseTarget): Dialect {
  * service of the embedded process must share one driver: a second one would
  * interleave statements of two transactions on the same connection.
  */
-const pgliteRoots = new WeakMap<PGlite, Kysely<unknown>>();
+const pgliteRoots = new WeakMap<PGliteQueries, Kysely<unknown>>();
 
 function rootFor<DB>(target: DatabaseTarget): Kysely<DB> {
   if (target.kind === 'postgres') return new Kysely<DB>({ dialect: dialectFor(target) });

@@ -1,2 +1,3 @@
 export * from './connect';
 export * from './migrate';
+export * from './pglite-thread';
