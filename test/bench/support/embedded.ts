@@ -1,7 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPO_ROOT } from '../../support/paths';
 import { startService } from '../../support/processes';
+
+/** The Node options `npm start` gives the embedded mode (its `node ... --import tsx <entry>` script), so the benchmark runs it as started. */
+function startScriptNodeOptions(): string[] {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [command, ...words] = manifest.scripts.start.split(/\s+/);
+  if (command !== 'node') return [];
+  return words.slice(0, words.indexOf('--import')).filter((word) => word.startsWith('--'));
+}
 
 /**
  * `npm start` (the embedded mode) as its own process, for a benchmark: every
@@ -29,7 +38,7 @@ export async function startEmbeddedGateway({ nodeArgs = [] }: { nodeArgs?: reado
     name: 'embedded',
     entry: 'services/embedded/src/main.ts',
     env: { DATA_DIR: dataDir, NODE_ENV: 'production', LOG_LEVEL: 'info' },
-    nodeArgs,
+    nodeArgs: [...startScriptNodeOptions(), ...nodeArgs],
     readyTimeoutMs: 120_000,
   });
   const stop = async () => {
