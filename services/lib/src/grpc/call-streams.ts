@@ -102,6 +102,8 @@ export interface CallStreamOptions {
 
 interface PendingCall {
   envelope: CallEnvelope<unknown>;
+  /** When the caller stops waiting (Date.now() time): a call sent again carries what is left of its timeout. */
+  deadlineAt: number;
   resolve(response: unknown): void;
   fail(error: ServiceError): void;
   sentAgain: boolean;
@@ -186,7 +188,7 @@ export function callOverStreams(
   const send = (call: PendingCall) => {
     const lane = laneForNextCall();
     lane.pending.set(call.envelope.callId, call);
-    lane.stream.write(call.envelope);
+    lane.stream.write({ ...call.envelope, timeoutMs: Math.max(1, call.deadlineAt - Date.now()) });
   };
 
   const call = (request: unknown, settings: CallSettings = {}) =>
@@ -205,7 +207,7 @@ export function callOverStreams(
         answered(error, response);
       };
       const deadline = setTimeout(() => finish(asServiceError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded', new Metadata())), timeoutMs);
-      send({ envelope, resolve: (response) => finish(null, response), fail: (error) => finish(error), sentAgain: false });
+      send({ envelope, deadlineAt: Date.now() + timeoutMs, resolve: (response) => finish(null, response), fail: (error) => finish(error), sentAgain: false });
     });
 
   const close = () => {
