@@ -11,7 +11,7 @@ import { serveService, type ServiceServer } from './server';
  * when servers come and go: each call its own answer, a draining server
  * failing no call, and streams replaced as they age. (The answers, errors
  * and deadlines of one call are in transport-contract.test.ts; a server
- * process killed with calls in flight, in the ledger's end-to-end tests.)
+ * process killed with calls in flight, in services/ledger/test/record-stream.test.ts.)
  */
 const definition = { streamRecords: LedgerServiceService.streamRecords };
 const logger = createLogger({ service: 'test', level: 'silent' });
