@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import type { LedgerClient } from './support/ledger';
-import { openLedgerSuite, recordOf, scrapeMetric, subject, untilDone, type LedgerSuite } from './support/ledger';
+import { openLedgerSuite, recordOf, scrapeMetric, subject, untilDone, untilRebuildWaitsForLock, type LedgerSuite } from './support/ledger';
 
 /**
  * `x-service-metered: false` must never be said of a request that was
@@ -74,10 +74,7 @@ describe('a Record past its commit deadline', () => {
       // A deadline far beyond the window: only the window can refuse it.
       answer = client.record(recordOf(who, { costMicros: '100', commitWithinMs: COMMIT_WITHIN_MS }), { deadlineMs: 120_000 });
       // Once the rebuild waits for the lock, the call has been received; the window then passes while it waits.
-      await untilDone(async () => {
-        const { rows } = await admin.query<{ waiting: number }>("select count(*)::int as waiting from pg_locks where not granted and relation = 'ledger.ledger_entries'::regclass");
-        return { done: (rows[0]?.waiting ?? 0) > 0, progress: 0 };
-      }, 'the rebuild waiting for the lock');
+      await untilRebuildWaitsForLock(admin);
       await new Promise((resolve) => setTimeout(resolve, COMMIT_WITHIN_MS));
     } finally {
       await admin.query('commit');

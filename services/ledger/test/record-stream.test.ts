@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { openLedgerSuite, recordOf, subject, untilDone, type LedgerSuite } from './support/ledger';
+import { openLedgerSuite, recordOf, subject, untilRebuildWaitsForLock, type LedgerSuite } from './support/ledger';
 
 /**
  * edge records over `StreamRecords`, many records on one stream. A ledger
@@ -32,10 +32,7 @@ describe('records in flight on a stream when the ledger process dies', () => {
       const inFlight = Array.from({ length: 3 }, () =>
         client.streamRecords(recordOf(who, { costMicros: '100' }), { deadlineMs: 600_000 }).catch((error: unknown) => error),
       );
-      await untilDone(async () => {
-        const { rows } = await admin.query<{ waiting: number }>("select count(*)::int as waiting from pg_locks where not granted and relation = 'ledger.ledger_entries'::regclass");
-        return { done: (rows[0]?.waiting ?? 0) > 0, progress: 0 };
-      }, 'the rebuild waiting for the lock');
+      await untilRebuildWaitsForLock(admin);
       await ledger.kill();
       for (const outcome of await Promise.all(inFlight)) {
         expect(outcome).toMatchObject({ kind: 'unavailable', message: 'The ledger service is unavailable.' });

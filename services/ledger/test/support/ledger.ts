@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import type { Client } from 'pg';
 import { DEFAULT_CATALOG_PATH } from '@gateway/lib/catalog';
 import { connectDatabase, type Database } from '@gateway/lib/db';
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
@@ -256,6 +257,18 @@ export async function untilDone(check: () => Promise<{ done: boolean; progress: 
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Waits until a counter rebuild waits for the lock `admin` holds on
+ * ledger.ledger_entries: the Record that needed it has then been received
+ * and stays in flight until the lock is released.
+ */
+export async function untilRebuildWaitsForLock(admin: Pick<Client, 'query'>): Promise<void> {
+  await untilDone(async () => {
+    const { rows } = await admin.query<{ waiting: number }>("select count(*)::int as waiting from pg_locks where not granted and relation = 'ledger.ledger_entries'::regclass");
+    return { done: (rows[0]?.waiting ?? 0) > 0, progress: 0 };
+  }, 'the rebuild waiting for the lock');
 }
 
 /** The first instant of the next UTC month, as the test computes it. */
