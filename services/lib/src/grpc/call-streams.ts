@@ -5,6 +5,7 @@ import { callSpans } from './call-spans';
 import type { CallSettings } from './client';
 import { startClientCall, type ClientMethod } from './client-call';
 import type { AnswerEnvelope, CallEnvelope, CarriedStatus } from './methods';
+import type { OpenStreams } from './server';
 import type { GrpcErrorPayload } from './status';
 
 /**
@@ -31,9 +32,6 @@ import type { GrpcErrorPayload } from './status';
 /** Answers a call's request the way a unary call of the same handler would: (error status, or response). */
 export type ServeCall = (request: unknown, metadata: Metadata, deadline: Date | number, reply: (error: GrpcErrorPayload | null, response?: unknown) => void) => void;
 
-/** Streams being served right now, each with its way to start draining (server.ts: OpenStreams). */
-type DrainableStreams = Set<AbortController>;
-
 function toMetadata(carried: { [key: string]: string }): Metadata {
   const metadata = new Metadata();
   for (const [key, value] of Object.entries(carried)) metadata.set(key, value);
@@ -51,7 +49,7 @@ function carriedStatus({ code, details, metadata }: GrpcErrorPayload): CarriedSt
 }
 
 /** Server side: every request message of a stream answered by `serve`, in whatever order the answers come. */
-export function answerCalls(serve: ServeCall, open: DrainableStreams) {
+export function answerCalls(serve: ServeCall, open: OpenStreams) {
   return (call: ServerDuplexStream<CallEnvelope<unknown>, AnswerEnvelope<unknown>>) => {
     const draining = new AbortController();
     open.add(draining);

@@ -6,7 +6,7 @@ import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
 import type { CallSettings, PromiseClient, StreamSettings } from './client';
 import type { RpcServiceDefinition } from './methods';
-import { reportFailure, type CallContext, type ServiceHandlers, type StreamContext } from './server';
+import { reportFailure, type ServiceHandlers, type StreamContext, type UnaryFn } from './server';
 
 export interface InProcessClientOptions {
   /** Name used in error messages, as for the gRPC client. */
@@ -17,7 +17,6 @@ export interface InProcessClientOptions {
   logger: Logger;
 }
 
-type UnaryFn = (request: unknown, context: CallContext) => Promise<unknown>;
 type StreamFn = (request: unknown, context: StreamContext) => AsyncIterable<unknown>;
 
 /**

@@ -52,14 +52,15 @@ export type ServiceHandlers<D> = {
       : UnaryHandlers<Pick<D, K>>[K];
 };
 
+/** A unary handler as the adapters below see it, whatever its method's types. */
+export type UnaryFn = (request: unknown, context: CallContext) => Promise<unknown>;
+
 /**
  * One unary call of `handler` as a server answers it: in its server span (the
  * caller's trace from the metadata), timed, every thrown error turned into the
  * mapped status. Unexpected errors are logged here, once, and reach the caller
  * only as `internal`. Used for unary RPCs and for the calls a call stream carries.
  */
-type UnaryFn = (request: unknown, context: CallContext) => Promise<unknown>;
-
 function callServer(handler: UnaryFn, path: string, logger: Logger): ServeCall {
   const timer = callTimer('server', path);
   const spans = callSpans(path);
@@ -94,11 +95,15 @@ export function unaryService<D extends UnaryServiceDefinition>(
 ): UntypedServiceImplementation {
   const implementation: UntypedServiceImplementation = {};
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
-    const serve = callServer(handlers[name] as UnaryFn, definition[name]?.path ?? `/unknown/${name}`, logger);
-    implementation[name] = (call: ServerUnaryCall<RequestOf<D[typeof name]>, unknown>, callback: sendUnaryData<unknown>) =>
-      serve(call.request, call.metadata, call.getDeadline(), (error, response) => (error ? callback(error) : callback(null, response)));
+    implementation[name] = unaryMethod(callServer(handlers[name] as UnaryFn, definition[name]?.path ?? `/unknown/${name}`, logger));
   }
   return implementation;
+}
+
+/** A served call as grpc-js's unary method. */
+function unaryMethod(serve: ServeCall) {
+  return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
+    serve(call.request, call.metadata, call.getDeadline(), (error, response) => (error ? callback(error) : callback(null, response)));
 }
 
 /** Logs a handler's failure once (unexpected: error; refused with a reason: info) and gives its domain error. */
@@ -148,17 +153,15 @@ export function rpcService<D extends RpcServiceDefinition>(
   logger: Logger,
   open: OpenStreams = new Set(),
 ): UntypedServiceImplementation {
-  const unary: Record<string, UnaryHandlers<UnaryServiceDefinition>[string]> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const name of Object.keys(definition) as Array<keyof D & string>) {
     const method = definition[name];
     if (!method) continue;
     if (method.requestStream) implementation[name] = answerCalls(callServer(handlers[name] as unknown as UnaryFn, method.path, logger), open);
     else if (method.responseStream) implementation[name] = streamingMethod(handlers[name] as StreamHandler<typeof method>, method.path, logger, open);
-    else unary[name] = handlers[name] as UnaryHandlers<UnaryServiceDefinition>[string];
+    else implementation[name] = unaryMethod(callServer(handlers[name] as UnaryFn, method.path, logger));
   }
-  const unaryDefinition = Object.fromEntries(Object.entries(definition).filter(([, method]) => !method.responseStream && !method.requestStream)) as UnaryServiceDefinition;
-  return { ...unaryService(unaryDefinition, unary, logger), ...implementation };
+  return implementation;
 }
 
 export interface GrpcServerOptions {
