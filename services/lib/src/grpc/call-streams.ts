@@ -102,6 +102,8 @@ interface PendingCall {
   envelope: CallEnvelope<unknown>;
   /** When the caller stops waiting (Date.now() time): a call sent again carries what is left of its timeout. */
   deadlineAt: number;
+  /** The stream it was last sent on, which holds it until it is answered. */
+  lane?: Lane;
   resolve(response: unknown): void;
   fail(error: ServiceError): void;
   sentAgain: boolean;
@@ -185,6 +187,7 @@ export function callOverStreams(
 
   const send = (call: PendingCall) => {
     const lane = laneForNextCall();
+    call.lane = lane;
     lane.pending.set(call.envelope.callId, call);
     lane.stream.write({ ...call.envelope, timeoutMs: Math.max(1, call.deadlineAt - Date.now()) });
   };
@@ -201,11 +204,12 @@ export function callOverStreams(
         if (done) return;
         done = true;
         clearTimeout(deadline);
-        for (const lane of lanes) lane?.pending.delete(envelope.callId);
+        pending.lane?.pending.delete(envelope.callId);
         answered(error, response);
       };
       const deadline = setTimeout(() => finish(asServiceError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded', new Metadata())), timeoutMs);
-      send({ envelope, deadlineAt: Date.now() + timeoutMs, resolve: (response) => finish(null, response), fail: (error) => finish(error), sentAgain: false });
+      const pending: PendingCall = { envelope, deadlineAt: Date.now() + timeoutMs, resolve: (response) => finish(null, response), fail: (error) => finish(error), sentAgain: false };
+      send(pending);
     });
 
   const close = () => {
