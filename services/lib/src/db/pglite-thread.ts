@@ -12,12 +12,19 @@ import { Worker } from 'node:worker_threads';
  * are statements on its one connection, in order).
  */
 export interface PGliteQueries {
-  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[]; affectedRows?: number; fields: Array<{ name: string; dataTypeID: number }> }>;
+  query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+/** What PGlite's `query` gives, as Kysely's dialect reads it. */
+interface QueryResult<T> {
+  rows: T[];
+  affectedRows?: number;
+  fields: Array<{ name: string; dataTypeID: number }>;
 }
 
 interface Reply {
   id: number;
-  result?: { rows: unknown[]; affectedRows?: number; fields: Array<{ name: string; dataTypeID: number }> };
+  result?: QueryResult<unknown>;
   /** A failed statement's error, as its own fields: message, SQLSTATE `code`, detail, constraint, ... */
   error?: Record<string, unknown> & { message: string };
 }
@@ -81,7 +88,7 @@ export function openPGliteThread(dataDir?: string): PGliteThread {
     query: async <T>(sql: string, params: unknown[] = []) => {
       const result = await send({ sql, params });
       if (!result) throw new Error('the database thread answered a query with no result');
-      return result as { rows: T[]; affectedRows?: number; fields: Array<{ name: string; dataTypeID: number }> };
+      return result as QueryResult<T>;
     },
     close: async () => {
       await send({ close: true });
