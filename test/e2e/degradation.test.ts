@@ -54,10 +54,43 @@ function recovered(probe: (headers: Headers) => boolean, what: string) {
 }
 
 describe('with a backend down', () => {
-  it('serves unmetered while the ledger is down, and meters again once it is back', async () => {
+  // First, while edge holds no lease: a held slice renews every few seconds, and a renewal that fell
+  // in this outage would be one more failed call than this test's own requests made.
+  it('logs a ledger outage once, counts every failed call, and logs its end once', async () => {
+    const edge = e2e.stack.services.edge;
+    const failures = async () => total((await scrape(edge.metricsPort)).samples, 'dependency_failures_total', { dependency: 'ledger' });
+    const failedBefore = await failures();
+    const logOffset = edge.logs().length;
+    const REQUESTS = 5;
+    const caller = await freshClient();
     await e2e.stack.services.ledger.stop();
     try {
-      const { data, response } = await ask();
+      for (let request = 0; request < REQUESTS; request += 1) expect((await ask(undefined, caller)).response.headers.get('x-service-metered')).toBe('false');
+      // Each request's Lease, asked once more before it went through unenforced, and its record failed; each failure was counted.
+      expect((await failures()) - failedBefore).toBe(REQUESTS * 3);
+    } finally {
+      await e2e.restart('ledger');
+    }
+    await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
+    const lines = edge
+      .logs()
+      .slice(logOffset)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg?: string; dependency?: string; down_seconds?: number; err?: unknown });
+    const about = (msg: string) => lines.filter((line) => line.msg === msg && line.dependency === 'ledger');
+    expect(about('dependency unavailable')).toHaveLength(1);
+    expect(about('dependency available again')).toEqual([expect.objectContaining({ down_seconds: expect.any(Number) })]);
+    // No line per request, no stack trace.
+    expect(lines.filter((line) => line.err !== undefined)).toEqual([]);
+  });
+
+  it('serves unmetered while the ledger is down, and meters again once it is back', async () => {
+    // A caller edge holds no lease for: without the ledger its quota is unknown.
+    const caller = await freshClient();
+    await e2e.stack.services.ledger.stop();
+    try {
+      const { data, response } = await ask(undefined, caller);
       expect(data.choices[0]?.message.content).toEqual(expect.stringMatching(/\S/));
       expectHeaderSet(response.headers);
       expect({
@@ -86,35 +119,6 @@ describe('with a backend down', () => {
       await e2e.restart('ledger');
     }
     await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
-  });
-
-  it('logs a ledger outage once, counts every failed call, and logs its end once', async () => {
-    const edge = e2e.stack.services.edge;
-    const failures = async () => total((await scrape(edge.metricsPort)).samples, 'dependency_failures_total', { dependency: 'ledger' });
-    const failedBefore = await failures();
-    const logOffset = edge.logs().length;
-    const REQUESTS = 5;
-    const caller = await freshClient();
-    await e2e.stack.services.ledger.stop();
-    try {
-      for (let request = 0; request < REQUESTS; request += 1) expect((await ask(undefined, caller)).response.headers.get('x-service-metered')).toBe('false');
-      // Each request's Lease, asked once more before it went through unenforced, and its record failed; each failure was counted.
-      expect((await failures()) - failedBefore).toBe(REQUESTS * 3);
-    } finally {
-      await e2e.restart('ledger');
-    }
-    await recovered((headers) => headers.get('x-service-metered') === 'true', 'a metered call after the ledger restarted');
-    const lines = edge
-      .logs()
-      .slice(logOffset)
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { msg?: string; dependency?: string; down_seconds?: number; err?: unknown });
-    const about = (msg: string) => lines.filter((line) => line.msg === msg && line.dependency === 'ledger');
-    expect(about('dependency unavailable')).toHaveLength(1);
-    expect(about('dependency available again')).toEqual([expect.objectContaining({ down_seconds: expect.any(Number) })]);
-    // No line per request, no stack trace.
-    expect(lines.filter((line) => line.err !== undefined)).toEqual([]);
   });
 
   it('serves unpriced while pricing is down and edge holds no price list yet, recorded as unpriced and not as free', async () => {
