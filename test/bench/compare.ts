@@ -12,6 +12,10 @@
  *   (b) a ladder of paced rates: the highest held with no errors and p99 added
  *       under 25 ms (Portkey and the stack);
  *   (c) streamed, 50 req/s: time to first byte, added over direct.
+ * Beside them runs the hot path's floor: the design's hops with none of the
+ * gateway's code in them (two bare edge processes, one record each on a bare
+ * gRPC stream to a bare ledger process, one Redis script there), so that
+ * what our code costs can be told from what the hops cost on this machine.
  * Every run reads the CPU of every process from /proc over its window and
  * divides it by the requests sent, and says how busy the machine was and how
  * much of that was other users'. Prints each round, then medians over rounds
@@ -21,10 +25,11 @@
  * Options: --rounds N (default 3), --seconds N (each run of a and c, default
  * 10), --step-seconds N (each rung of the ladder, default 5), --ladder
  * 50,100,... (the rates tried), --embedded false (leave the embedded mode out),
+ * --floor false (leave the hot path's floor out: see below),
  * --parts a,c (only some of the three; a profile of the stack at 200 req/s
  * needs only a), --rate N (the rate of a, default 200), --runtime compiled|tsx (the stack's services as
  * the images run them, built first, or through tsx; default compiled), --profile edge,router (run those services of the stack,
- * or `embedded`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
+ * or `embedded`, or `floor`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -42,6 +47,7 @@ import { seedCaller } from '../e2e/support/seed';
 import { holds, measure, type Arena, type Contestant, type ContestantName, type Measured } from './support/contest';
 import { printReport, type Ladder, type Round } from './support/compare-report';
 import { startEmbeddedGateway, type EmbeddedGateway } from './support/embedded';
+import { startHotPathFloor, type HotPathFloor } from './support/floor';
 import { prepareBenchEnvironment } from './support/environment';
 import { startHelperProcess, type HelperProcess } from './support/helper-process';
 import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './support/http-target';
@@ -56,6 +62,7 @@ const { values } = parseArgs({
     'step-seconds': { type: 'string' },
     ladder: { type: 'string' },
     embedded: { type: 'string' },
+    floor: { type: 'string' },
     parts: { type: 'string' },
     profile: { type: 'string' },
     rate: { type: 'string' },
@@ -68,13 +75,14 @@ const stepSeconds = z.coerce.number().positive().default(5).parse(values['step-s
 const ladderRates = ratesOption(values.ladder, [50, 100, 200, 300, 400, 500, 600, 700, 800, 1000, 1200, 1400, 1600, 2000]).sort((a, b) => a - b);
 const RATE = z.coerce.number().int().positive().default(200).parse(values.rate);
 const withEmbedded = z.enum(['true', 'false']).default('true').parse(values.embedded) === 'true';
+const withFloor = z.enum(['true', 'false']).default('true').parse(values.floor) === 'true';
 /** `compiled` (the default): the stack runs `npm run build`'s JavaScript, as the images do; `tsx`: the TypeScript sources. */
 const runtime = z.enum(['compiled', 'tsx']).default('compiled').parse(values.runtime);
 const profiled = z
   .string()
   .default('')
   .transform((text) => text.split(',').filter(Boolean))
-  .pipe(z.array(z.enum([...serviceNames, 'embedded'])))
+  .pipe(z.array(z.enum([...serviceNames, 'embedded', 'floor'])))
   .parse(values.profile);
 const parts = new Set(
   z
@@ -171,6 +179,7 @@ async function main(): Promise<void> {
   let redis: PrivateRedis | undefined;
   let stack: Stack | undefined;
   let embedded: EmbeddedGateway | undefined;
+  let floor: HotPathFloor | undefined;
   const database = await createTestDatabase('bench_compare');
   const targets: HttpTarget[] = [];
   try {
@@ -240,6 +249,11 @@ async function main(): Promise<void> {
       })),
       contestant('gateway', ...pair(edges, GATEWAY_PATH, bearer(caller.key), routed, { ...routed, stream: true }), gatewayProcesses),
     ];
+    if (withFloor) {
+      floor = await startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas: EDGE_REPLICAS, nodeArgs: profiling.floor ?? [] });
+      const processes = floor.processes;
+      contestants.push(contestant('floor', ...pair(floor.origins, '/v1/chat/completions', bearer('bench'), named, { ...named, stream: true }), async () => processes));
+    }
     if (embedded) {
       const { pid } = embedded;
       contestants.push(contestant('embedded', ...pair([embedded.origin], GATEWAY_PATH, bearer(embedded.apiKey), routed, { ...routed, stream: true }), async () => ({ embedded: [pid] })));
@@ -270,10 +284,12 @@ async function main(): Promise<void> {
       logLevels: Object.fromEntries(Object.entries(logLevels).map(([service, { LOG_LEVEL }]) => [service, LOG_LEVEL])),
       runtime: runtime === 'compiled' ? 'compiled JavaScript (npm run build), as the images run it' : 'TypeScript through tsx',
       withEmbedded: embedded !== undefined,
+      withFloor: floor !== undefined,
     });
   } finally {
     await Promise.all(targets.map((target) => target.close()));
     await embedded?.stop();
+    await floor?.stop();
     await stack?.stop();
     await portkey?.stop();
     await upstream?.stop();

@@ -30,6 +30,7 @@ export interface ReportSettings {
   logLevels: Record<string, string>;
   runtime: string;
   withEmbedded: boolean;
+  withFloor: boolean;
 }
 
 /** CPU per request of every process of the stack together, at 200 req/s, when issue 14 was filed (5.0 to 6.7 ms). */
@@ -41,6 +42,7 @@ const LABELS: Record<ContestantName, string> = {
   direct: 'direct upstream',
   portkey: 'Portkey',
   gateway: 'this gateway (stack)',
+  floor: 'the hot path\'s floor',
   embedded: 'embedded (npm start)',
 };
 
@@ -150,7 +152,7 @@ function markdownTable(header: string[], rows: string[][]): string {
 }
 
 function summaryTable(results: Round[], settings: ReportSettings): string {
-  const names: ContestantName[] = ['direct', 'portkey', 'gateway', ...(settings.withEmbedded ? (['embedded'] as const) : [])];
+  const names: ContestantName[] = ['direct', 'portkey', 'gateway', ...(settings.withFloor ? (['floor'] as const) : []), ...(settings.withEmbedded ? (['embedded'] as const) : [])];
   const json = names.map((name) => figures(results, name, 'json'));
   const stream = names.map((name) => figures(results, name, 'stream'));
   const isDirect = (index: number) => names[index] === 'direct';
@@ -189,6 +191,13 @@ function summaryTable(results: Round[], settings: ReportSettings): string {
 /** The stack's processes in the order of the hot path, then everything else a window read. */
 const STACK_ORDER = ['edge', 'edge#1', 'edge#2', 'auth', 'router', 'pricing', 'ledger', 'usage', 'agent', 'redis', 'postgres'];
 
+/** The floor's processes, each, then together: what the same hops cost each of edge's and the ledger's places without our code. */
+function floorRows(results: Round[]): string[][] {
+  const floor = figures(results, 'floor', 'json');
+  const names = [...new Set(results.flatMap((round) => Object.keys(round.json.get('floor')?.perRequest ?? {})))].filter((name) => name.startsWith('floor '));
+  return [...names.sort().map((name) => [`the hot path's ${name}`, spread(floor.perRequest(name), cpuMs)]), ['the hot path\'s floor, all of its processes', spread(floor.cpu, cpuMs)]];
+}
+
 function cpuTable(results: Round[], settings: ReportSettings): string {
   const gateway = figures(results, 'gateway', 'json');
   const portkey = figures(results, 'portkey', 'json');
@@ -206,6 +215,7 @@ function cpuTable(results: Round[], settings: ReportSettings): string {
     ['**all of this gateway\'s processes**', `**${spread(gateway.cpu, cpuMs)}**`],
     ['Portkey (its one process)', spread(portkey.cpu, cpuMs)],
     ['all of this gateway\'s ÷ Portkey\'s (same round)', spread(gateway.cpu.map((value, index) => over(value, portkey.cpu[index] ?? Number.NaN) ?? Number.NaN), (value) => ratio(value))],
+    ...(settings.withFloor ? floorRows(results) : []),
     ...(settings.withEmbedded ? [['embedded (its one process)', spread(figures(results, 'embedded', 'json').cpu, cpuMs)]] : []),
     ['the upstream mock, in the stack\'s runs', spread(gateway.perRequest('upstream'), cpuMs)],
     ['the load generator, in the stack\'s runs', spread(gateway.perRequest('generator'), cpuMs)],
@@ -227,6 +237,13 @@ function targetLines(results: Round[], settings: ReportSettings): string[] {
     `- streamed first byte added at or below the non-streamed added p50: ${count(streamVsJson, (value) => value <= 0)}`,
     `- CPU per request, all of the stack's processes, at most half of the ${CPU_TODAY_LOW_MS.toFixed(1)} ms measured when the work began: ${count(gateway.cpu, (value) => value <= CPU_TODAY_LOW_MS / 2)} (median ${spread(gateway.cpu, cpuMs)} ms)`,
   ];
+  if (settings.withFloor) {
+    const floor = figures(results, 'floor', 'json');
+    const floorRates = results.map((round) => over(highestHeld(round, 'floor'), highestHeld(round, 'portkey')) ?? Number.NaN);
+    lines.push(
+      `- for reading the above, the hot path's floor (the same hops, none of the gateway's code): added p50 at or below Portkey's ${count(floor.ratioP50, (value) => value <= 1)}, added p99 ${count(floor.ratioP99, (value) => value <= 1)}, highest rate at least 1.5× Portkey's ${count(floorRates, (value) => value >= 1.5)}, CPU at most ${(CPU_TODAY_LOW_MS / 2).toFixed(1)} ms ${count(floor.cpu, (value) => value <= CPU_TODAY_LOW_MS / 2)} (median ${spread(floor.cpu, cpuMs)} ms)`,
+    );
+  }
   if (settings.withEmbedded) {
     const embedded = figures(results, 'embedded', 'json');
     lines.push(
@@ -249,6 +266,10 @@ export function printReport(results: Round[], settings: ReportSettings): void {
       .map(([service, level]) => `${service} ${level}`)
       .join(', ')}); ${settings.runtime}; a Redis of its own, the machine's Postgres (the backends of its database counted).`,
   );
+  if (settings.withFloor)
+    console.log(
+      `The hot path's floor: what the design's hops cost with none of the gateway's code in them: ${settings.edgeReplicas} bare edge processes (node:http, the upstream over an undici Pool, one record on a bare gRPC stream, answered after it) and a bare ledger process (one Redis script: the organization's counter and a stream entry), on a Redis of its own.`,
+    );
   if (settings.withEmbedded) console.log('Embedded: `npm start` as its own process (NODE_ENV=production, LOG_LEVEL info) against its built-in simulator; its added latency is over the upstream mock called directly.');
   console.log('"machine busy": all cores over the run\'s window; "others busy": the part of it no process of this benchmark used (other users of the machine).');
   const ran = (pick: (round: Round) => Map<ContestantName, unknown>) => results.some((round) => pick(round).size > 0);

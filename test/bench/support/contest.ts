@@ -8,7 +8,7 @@ import { cpuWindow, type CpuReading } from './cpu';
 import { runPaced, type LoadResult, type Send } from './load';
 import { summarize, type Summary } from './stats';
 
-export type ContestantName = 'direct' | 'portkey' | 'gateway' | 'embedded';
+export type ContestantName = 'direct' | 'portkey' | 'gateway' | 'floor' | 'embedded';
 
 export interface Contestant {
   name: ContestantName;

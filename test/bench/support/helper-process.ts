@@ -20,10 +20,14 @@ export function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-export function startHelperProcess(entry: string): Promise<HelperProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, entry)], {
+/**
+ * `env` is added to the little it gets (PATH, NODE_ENV=production): a helper
+ * that needs addresses reads them there. `nodeArgs` go before the entry (a profiler's).
+ */
+export function startHelperProcess(entry: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<HelperProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
