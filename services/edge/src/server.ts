@@ -1,19 +1,20 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeHttpServer } from '@gateway/lib/http-server';
-import { traceRequests } from '@gateway/lib/http-spans';
-import express, { type Express, type RequestHandler } from 'express';
+import { pathOf, traceRequests } from '@gateway/lib/http-spans';
+import express, { type Express } from 'express';
 import { registerAgentRoutes } from './agent/routes';
 import { registerOrganizationAgentRoutes } from './console/agents';
 import { registerKeyRoutes } from './console/keys';
 import { registerQuotaRoutes } from './console/quota';
 import { registerConsoleRoutes } from './console/static';
 import type { EdgeDeps } from './deps';
-import { GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
+import { CHAT_COMPLETIONS_PATH, chatCompletions, GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
 import { jsonBody } from './http/body';
 import { COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests } from './http/csrf';
-import { renderErrors, unknownRoute } from './http/errors';
+import { renderErrors, renderPlainErrors, unknownRoute } from './http/errors';
+import { plainChain, type PlainHandler } from './http/plain';
 import { assignRequestId } from './http/request-id';
 import { logRequests } from './http/request-log';
 import { registerIdentityRoutes } from './identity/routes';
@@ -34,7 +35,7 @@ export interface EdgeApp {
 const DEFAULT_STOP_GRACE_MS = 180_000;
 
 /** API responses hold sessions, keys and account data: never cached, never sniffed. */
-const apiResponseHeaders: RequestHandler = (_req, res, next) => {
+const apiResponseHeaders: PlainHandler = (_req, res, next) => {
   res.setHeader('cache-control', 'no-store');
   res.setHeader('x-content-type-options', 'nosniff');
   next();
@@ -47,12 +48,15 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   app.disable('etag');
   app.set('trust proxy', deps.settings.trustProxy);
 
-  app.use(assignRequestId, logRequests(deps.logger), apiResponseHeaders);
+  const everyRequest = [assignRequestId, logRequests(deps.logger), apiResponseHeaders];
+  const body = jsonBody(deps.settings.bodyLimitBytes);
+  const gatewayDeps = { ...deps.gateway, auth: deps.auth, logger: deps.logger };
+  app.use(...everyRequest);
   app.use(GATEWAY_BASE_PATH, presetGatewayHeaders);
   app.use(COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests);
-  app.use(...jsonBody(deps.settings.bodyLimitBytes));
+  app.use(...body);
   // The hot path first: express tries each route in turn until one matches.
-  registerGatewayRoutes(app, { ...deps.gateway, auth: deps.auth, logger: deps.logger });
+  registerGatewayRoutes(app, gatewayDeps);
   registerHealthRoutes(app, deps);
   registerOpenApiRoute(app);
   registerIdentityRoutes(app, deps);
@@ -65,12 +69,16 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   app.use(unknownRoute);
   app.use(renderErrors(deps.logger));
 
+  // The hot path's exact route skips express: the same handlers, in the order the app runs them for it (docs/decisions.md, "The gateway's plain lane").
+  const chatLane = plainChain([...everyRequest, presetGatewayHeaders, ...body, ...chatCompletions(gatewayDeps), renderPlainErrors(deps.logger)]);
+  const listener = (req: IncomingMessage, res: ServerResponse) => (req.method === 'POST' && pathOf(req.url) === CHAT_COMPLETIONS_PATH ? chatLane(req, res) : app(req, res));
+
   let server: Server | undefined;
   return {
     app,
     start: ({ host, port }) =>
       new Promise((resolve, reject) => {
-        const listening = createServer(traceRequests(app));
+        const listening = createServer(traceRequests(listener));
         listening.once('error', reject);
         listening.listen(port, host, () => {
           listening.off('error', reject);

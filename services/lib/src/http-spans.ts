@@ -62,7 +62,8 @@ function endRequestSpan(span: Span, response: ServerResponse, responseHeaders: r
   span.end();
 }
 
-const pathOf = (url: string | undefined) => {
+/** The path of a request target, without its query. */
+export const pathOf = (url: string | undefined): string => {
   const path = url ?? '';
   const query = path.indexOf('?');
   return query < 0 ? path : path.slice(0, query);

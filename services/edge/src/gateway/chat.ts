@@ -1,7 +1,7 @@
-import type { Request, RequestHandler, Response } from 'express';
 import { toDomainError } from '@gateway/lib/errors';
 import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import { requestIdOf } from '../http/locals';
+import { sendJson, type PlainHandler, type PlainRequest, type PlainResponse } from '../http/plain';
 import type { ProviderRequest } from '../provider';
 import { admitCall, leaseUsage, quotaRefusal, worstCaseFor, type LeasedCall } from './admission';
 import { priceCall, recordCall } from './backends';
@@ -29,7 +29,7 @@ export const chatCompletionsEndpoint: GatewayEndpoint = {
  * arrive and the header set is written once from them, at the answer or at
  * the error, so an error at any step still carries the whole truthful header set.
  */
-export function gatewayPipeline(deps: GatewayDeps, endpoint: GatewayEndpoint): RequestHandler {
+export function gatewayPipeline(deps: GatewayDeps, endpoint: GatewayEndpoint): PlainHandler {
   return async (req, res) => {
     // The empty header set is already on the response (presetGatewayHeaders), for a rejected credential.
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
@@ -43,8 +43,8 @@ export function gatewayPipeline(deps: GatewayDeps, endpoint: GatewayEndpoint): R
 /** A call that is in flight for an authenticated principal. */
 export interface GatewayCall {
   deps: GatewayDeps;
-  req: Request;
-  res: Response;
+  req: PlainRequest;
+  res: PlainResponse;
   principal: Principal;
   facts: HeaderFacts;
   body: ChatCompletionBody;
@@ -57,8 +57,8 @@ export interface GatewayCall {
 
 async function servePrincipal(
   deps: GatewayDeps,
-  req: Request,
-  res: Response,
+  req: PlainRequest,
+  res: PlainResponse,
   principal: Principal,
   facts: HeaderFacts,
   endpoint: GatewayEndpoint,
@@ -137,7 +137,7 @@ async function completeJson(call: GatewayCall, upstream: ProviderRequest, writer
   await settle(call, answer.usage ?? NO_USAGE, 200);
   answer.recordCost?.(call.facts.price);
   writeGatewayHeaders(call.res, gatewayHeaders(call.facts));
-  call.res.status(200).type('application/json').send(writer.json(answer, call.facts));
+  sendJson(call.res, 200, writer.json(answer, call.facts));
 }
 
 /** An upstream that reports no usage is priced at zero tokens, and says so in the trace. */

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { DomainError, invalidCredential } from '@gateway/lib/errors';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import {
@@ -28,7 +28,7 @@ export function modeName(principal: Principal): 'managed' | 'byok' {
   return principal.mode === InferenceMode.INFERENCE_MODE_BYOK ? 'byok' : 'managed';
 }
 
-function bearerOf(req: Request): string {
+function bearerOf(req: IncomingMessage): string {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match?.[1]) throw invalidCredential('malformed_header', 'missing or not a bearer Authorization header');
@@ -43,8 +43,8 @@ function bearerOf(req: Request): string {
  */
 export async function authenticateGatewayCall(
   { auth, principals: cache }: { auth: PromiseClient<typeof AuthServiceService>; principals?: PrincipalCache | undefined },
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: { locals: Express.Locals },
 ): Promise<Principal> {
   const credential = bearerOf(req);
   const agentHeader = req.headers[AGENT_ID_HEADER];

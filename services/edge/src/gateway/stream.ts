@@ -19,14 +19,12 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   });
   const stream = await deps.provider.stream({ ...upstream, signal: clientGone.signal });
 
-  res.status(200);
+  res.statusCode = 200;
   // Only what is known now; the outcome headers the handler wrote so far follow as trailers instead.
   writeGatewayHeaders(res, routeHeaders(facts));
-  res.set({
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    trailer: TRAILER_HEADERS.join(', '),
-  });
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('trailer', TRAILER_HEADERS.join(', '));
   res.flushHeaders();
 
   const output = writer.stream(sseSink(res));

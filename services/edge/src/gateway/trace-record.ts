@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { RecordRequest } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import type { RouteFacts } from './headers';
@@ -10,7 +10,7 @@ const USER_AGENT_LIMIT = 512;
 const CLIENT_HEADER = 'x-service-client';
 
 /** `X-Service-Client` truncated to 200 characters, else the user agent. It authorizes nothing. */
-export function clientLabelOf(req: Request): { clientLabel: string; userAgent: string } {
+export function clientLabelOf(req: IncomingMessage): { clientLabel: string; userAgent: string } {
   const userAgent = (req.headers['user-agent'] ?? '').slice(0, USER_AGENT_LIMIT);
   const client = req.headers[CLIENT_HEADER];
   const label = typeof client === 'string' && client.trim() !== '' ? client : userAgent;
@@ -44,7 +44,7 @@ export interface CallSummary {
 export type TraceRecord = Omit<RecordRequest, 'commitWithinMs'>;
 
 /** One trace and ledger record per request (docs/api.md#gateway). */
-export function traceRecord(req: Request, call: CallSummary): TraceRecord {
+export function traceRecord(req: IncomingMessage, call: CallSummary): TraceRecord {
   return {
     subject: subjectOf(call.principal),
     requestId: call.requestId,

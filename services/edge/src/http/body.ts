@@ -1,7 +1,9 @@
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import express from 'express';
+import typeis from 'type-is';
 import { DomainError } from '@gateway/lib/errors';
 import { bindToRequest } from '@gateway/lib/http-spans';
 import { fieldNestedTooDeep, MAX_JSON_DEPTH } from './json-depth';
+import type { PlainErrorHandler, PlainHandler } from './plain';
 
 /** The fields body-parser puts on the errors it raises. */
 interface BodyParserError {
@@ -63,10 +65,10 @@ function fromBodyParserError(error: BodyParserError, limitBytes: number): Domain
 }
 
 /** Edge speaks JSON only: a body of any other type is refused rather than ignored. */
-const requireJsonBody: RequestHandler = (req, _res, next) => {
+const requireJsonBody: PlainHandler = (req, _res, next) => {
   // Clients send `content-length: 0` with an empty POST; that is no body at all.
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
+  if (hasBody && !typeis(req, ['application/json'])) {
     throw new DomainError('validation', 'Invalid request: send the body as JSON (Content-Type: application/json).', {
       field: 'content-type',
     });
@@ -75,7 +77,7 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
 };
 
 /** A body nested deeper than MAX_JSON_DEPTH is refused before any handler reads it. */
-const refuseDeepNesting: RequestHandler = (req, _res, next) => {
+const refuseDeepNesting: PlainHandler = (req, _res, next) => {
   const field = fieldNestedTooDeep(req.body);
   if (field !== undefined) {
     throw new DomainError('validation', `Invalid request: body field "${field}" nests JSON deeper than ${MAX_JSON_DEPTH} levels, the limit.`, { field });
@@ -88,10 +90,10 @@ const refuseDeepNesting: RequestHandler = (req, _res, next) => {
  * The parser finishes in the body's last 'end' event, outside the request's context: everything
  * after it (the handlers, their logs and calls) is run in the request's trace again.
  */
-export function jsonBody(limitBytes: number): Array<RequestHandler | ErrorRequestHandler> {
+export function jsonBody(limitBytes: number): Array<PlainHandler | PlainErrorHandler> {
   const parse = express.json({ limit: limitBytes, strict: true });
-  const parseInRequestContext: RequestHandler = (req, res, next) => parse(req, res, bindToRequest(req, next));
-  const translateErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  const parseInRequestContext: PlainHandler = (req, res, next) => parse(req, res, bindToRequest(req, next));
+  const translateErrors: PlainErrorHandler = (error, _req, _res, next) => {
     if (isUndecodableBody(error)) next(undecodableBody());
     else next(isBodyParserError(error) ? fromBodyParserError(error, limitBytes) : error);
   };

@@ -18,7 +18,7 @@ declare global {
   }
 }
 
-export function requestIdOf(res: Response): string {
+export function requestIdOf(res: { locals: Express.Locals }): string {
   const id = res.locals.requestId;
   if (id === undefined) throw new Error('request id middleware is not installed');
   return id;

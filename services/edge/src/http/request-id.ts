@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
-import type { RequestHandler } from 'express';
+import type { PlainHandler } from './plain';
 
 export const REQUEST_ID_HEADER = 'x-service-request-id';
 /** The header the OpenAI SDKs read the request id from (`_request_id`, `request_id`): the same id. */
@@ -30,7 +30,7 @@ function linkCallerTrace(traceparent: string | string[] | undefined): void {
 }
 
 /** Runs first: every response, success or error, carries the id. */
-export const assignRequestId: RequestHandler = (req, res, next) => {
+export const assignRequestId: PlainHandler = (req, res, next) => {
   linkCallerTrace(req.headers.traceparent);
   const id = currentRequestId();
   res.locals.requestId = id;

@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
-import { bindToRequest } from '@gateway/lib/http-spans';
+import { bindToRequest, pathOf } from '@gateway/lib/http-spans';
 import type { Logger } from '@gateway/lib/logging';
 import { durationHistogram, type DurationSeries } from '@gateway/lib/metrics';
+import type { PlainHandler } from './plain';
 
 /** The labels of `edge.http.duration`; the optional ones are left out of the series when absent. */
 interface DurationLabels {
@@ -22,7 +22,7 @@ interface DurationLabels {
  * ids, go to the `edge.http.duration` histogram, whose labels are bounded:
  * an unmatched path counts as `unmatched`, never as itself.
  */
-export function logRequests(logger: Logger): RequestHandler {
+export function logRequests(logger: Logger): PlainHandler {
   const durations = durationHistogram('edge.http.duration', 'Time to answer one HTTP request, by route template, status, error class and who verified the credential.');
   /** Each label set's series, found by its values in a fixed order rather than by sorting and serializing the set on every request. */
   const series = new Map<string, DurationSeries>();
@@ -46,12 +46,13 @@ export function logRequests(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // In the request's context, so that the line carries its trace id.
+    const method = req.method ?? '';
     res.once('close', bindToRequest(req, () => {
       const error = res.locals.error;
       const route = typeof req.route?.path === 'string' ? req.route.path : undefined;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       seriesOf({
-        method: req.method,
+        method,
         route: route ?? 'unmatched',
         status: res.statusCode,
         errorType: error?.errorClass,
@@ -61,8 +62,8 @@ export function logRequests(logger: Logger): RequestHandler {
       }).record(durationMs);
       logger.info(
         {
-          method: req.method,
-          ...(route === undefined ? { path: req.path } : { route }),
+          method,
+          ...(route === undefined ? { path: pathOf(req.url) } : { route }),
           status: res.statusCode,
           duration_ms: durationMs,
           request_id: res.locals.requestId,
