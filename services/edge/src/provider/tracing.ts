@@ -144,6 +144,10 @@ class TracedStream implements ProviderStream {
   }
 
   private finish(): void {
+    if (!this.span.isRecording()) {
+      this.span.end();
+      return;
+    }
     this.span.setAttributes({
       ...this.answer,
       ...(this.finishReasons.size > 0 ? { 'gen_ai.response.finish_reasons': [...this.finishReasons] } : {}),
@@ -154,7 +158,7 @@ class TracedStream implements ProviderStream {
   }
 
   private observe(event: StreamEvent): void {
-    if (event.done) return;
+    if (event.done || !this.span.isRecording()) return;
     // The usage chunk is parsed by the adapter anyway; it names the model and the completion id.
     if (event.usage) this.answer = responseAttributes(safeJson(event.data));
     const reason = /"finish_reason"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
@@ -170,13 +174,18 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Wraps the adapter: every call is a span of the current trace. */
+/**
+ * Wraps the adapter: every call is a span of the current trace. A span no
+ * one records (nothing exports traces, or the sampler left it out) gets no
+ * attributes and waits for no cost: computing them was a few percent of
+ * edge's CPU a call, for nothing.
+ */
 export function traceProviderCalls(client: ProviderClient, upstreams: ReadonlyMap<string, Upstream>): ProviderClient {
-  const start = (request: ProviderRequest, stream: boolean) =>
-    tracer.startSpan(`chat ${String(request.body.model ?? '')}`, {
-      kind: SpanKind.CLIENT,
-      attributes: requestAttributes(request, upstreams.get(request.provider), stream),
-    });
+  const start = (request: ProviderRequest, stream: boolean) => {
+    const span = tracer.startSpan(`chat ${String(request.body.model ?? '')}`, { kind: SpanKind.CLIENT });
+    if (span.isRecording()) span.setAttributes(requestAttributes(request, upstreams.get(request.provider), stream));
+    return span;
+  };
   return {
     async complete(request) {
       const span = start(request, false);
@@ -186,6 +195,10 @@ export function traceProviderCalls(client: ProviderClient, upstreams: ReadonlyMa
       } catch (error) {
         fail(span, error);
         throw error;
+      }
+      if (!span.isRecording()) {
+        span.end();
+        return result;
       }
       span.setAttributes({ ...responseAttributes(result.json), ...usageAttributes(result.usage) });
       const pending = new PendingSpan(span);
