@@ -16,6 +16,9 @@
  * gateway's code in them (two bare edge processes, one record each on a bare
  * gRPC stream to a bare ledger process, one Redis script there), so that
  * what our code costs can be told from what the hops cost on this machine.
+ * Around the stack's run of (a) it also scrapes the stack's own metrics:
+ * edge's request, its provider call and its record's round trip, and the
+ * ledger's handling of the record, as means.
  * Every run reads the CPU of every process from /proc over its window and
  * divides it by the requests sent, and says how busy the machine was and how
  * much of that was other users'. Prints each round, then medians over rounds
@@ -54,6 +57,7 @@ import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './su
 import { ratesOption } from './support/options';
 import { portkeyHeaders, startPortkey, type PortkeyGateway } from './support/portkey';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server';
+import { phaseMeans, readPhases, type PhaseMeans, type PhaseTotals } from './support/stack-phases';
 
 const { values } = parseArgs({
   options: {
@@ -134,19 +138,25 @@ async function postgresBackends(adminUrl: string, database: string): Promise<num
   }
 }
 
-async function runRound(arena: Arena, order: Contestant[], direct: Contestant): Promise<Round> {
+/** `readStackPhases` reads the stack's own metrics around its run of (a), for where its time goes. */
+async function runRound(arena: Arena, order: Contestant[], direct: Contestant, readStackPhases: () => Promise<PhaseTotals>): Promise<Round> {
   const json = new Map<ContestantName, Measured>();
   const stream = new Map<ContestantName, Measured>();
+  let phases: PhaseMeans | undefined;
   if (parts.has('a')) {
     console.log(`  (a) ${RATE} req/s non-streamed`);
-    for (const each of [direct, ...order]) json.set(each.name, await measure(arena, each, RATE, seconds * 1000, 'json'));
+    for (const each of [direct, ...order]) {
+      const before = each.name === 'gateway' ? await readStackPhases() : undefined;
+      json.set(each.name, await measure(arena, each, RATE, seconds * 1000, 'json'));
+      if (before) phases = phaseMeans(before, await readStackPhases());
+    }
   }
   if (parts.has('c')) {
     console.log(`  (c) ${STREAM_RATE} req/s streamed`);
     for (const each of [direct, ...order]) stream.set(each.name, await measure(arena, each, STREAM_RATE, seconds * 1000, 'stream'));
   }
   const ladder = parts.has('b') ? await climb(arena, order.filter((each) => each.name !== 'embedded'), direct) : new Map<ContestantName, Ladder>();
-  return { json, stream, ladder };
+  return { json, stream, ladder, phases };
 }
 
 /** Up the ladder until each contestant fails a rung; its highest is the last rung it held before the first it failed. */
@@ -232,6 +242,7 @@ async function main(): Promise<void> {
       return both;
     };
     const stackPids = stack.processes();
+    const phasePorts = stackPids.flatMap((service) => ((service.name === 'edge' || service.name === 'ledger') && service.metricsPort ? [service.metricsPort] : []));
     const gatewayProcesses = async () => {
       const named: Record<string, number[]> = {};
       let edgeReplica = 0;
@@ -271,7 +282,7 @@ async function main(): Promise<void> {
       // Each round starts with a different contestant, so no one always runs first (or right after another).
       const order = contestants.map((_, index) => contestants[(index + round) % contestants.length] as Contestant);
       console.log(`Round ${round + 1} of ${rounds} (${order.map(({ name }) => name).join(', ')}):`);
-      results.push(await runRound(arena, order, direct));
+      results.push(await runRound(arena, order, direct, () => readPhases(phasePorts)));
     }
 
     printReport(results, {

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { added, latencyOf, type ContestantName, type Measured } from './contest';
+import type { PhaseMeans } from './stack-phases';
 import { machineLine, median, ms } from './stats';
 
 export interface Ladder {
@@ -18,6 +19,8 @@ export interface Round {
   json: Map<ContestantName, Measured>;
   stream: Map<ContestantName, Measured>;
   ladder: Map<ContestantName, Ladder>;
+  /** Means from the stack's own metrics over its run of (a). */
+  phases: PhaseMeans | undefined;
 }
 
 export interface ReportSettings {
@@ -223,6 +226,19 @@ function cpuTable(results: Round[], settings: ReportSettings): string {
   return markdownTable([`CPU per request at ${settings.rate} req/s, ms (median (range) of ${results.length} rounds)`, 'ms'], rows);
 }
 
+/** Where the stack's time went over its runs of (a), from its own metrics; edge's own part is what is left of its request. */
+function phaseTable(results: Round[], settings: ReportSettings): string {
+  const of = (pick: (phases: PhaseMeans) => number) => results.flatMap(({ phases }) => (phases ? [pick(phases)] : []));
+  const rows: string[][] = [
+    ["edge's request (its first handler to the response's close)", spread(of((phases) => phases.requestMs))],
+    ['the provider call', spread(of((phases) => phases.providerMs))],
+    ["the record's round trip, as edge sees it", spread(of((phases) => phases.recordMs))],
+    ["the ledger's handling of a record (its Redis script included)", spread(of((phases) => phases.ledgerRecordMs))],
+    ["edge's own part (its request less the provider call and the record)", spread(of((phases) => phases.requestMs - phases.providerMs - phases.recordMs))],
+  ];
+  return markdownTable([`Inside the stack at ${settings.rate} req/s, means from its own metrics (median (range) of ${results.length} rounds)`, 'ms'], rows);
+}
+
 function targetLines(results: Round[], settings: ReportSettings): string[] {
   const gateway = figures(results, 'gateway', 'json');
   const portkey = figures(results, 'portkey', 'json');
@@ -289,6 +305,10 @@ export function printReport(results: Round[], settings: ReportSettings): void {
   console.log(summaryTable(results, settings));
   console.log('');
   console.log(cpuTable(results, settings));
+  if (results.some(({ phases }) => phases !== undefined)) {
+    console.log('');
+    console.log(phaseTable(results, settings));
+  }
   console.log('\nTargets:');
   for (const line of targetLines(results, settings)) console.log(line);
 }
