@@ -1,6 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
-
-const bytes = (value: Buffer) => value;
+import { rawBytesMethod } from './echo-service';
 
 /**
  * The floor's record stream: one bidirectional method whose messages are raw
@@ -8,15 +7,7 @@ const bytes = (value: Buffer) => value;
  * a unary call.
  */
 export const FLOOR_RECORDS_SERVICE: ServiceDefinition = {
-  records: {
-    path: '/bench.floor.v1.FloorRecords/Records',
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: bytes,
-    requestDeserialize: bytes,
-    responseSerialize: bytes,
-    responseDeserialize: bytes,
-  },
+  records: rawBytesMethod('/bench.floor.v1.FloorRecords/Records', true),
 };
 
 /** A record as the floor's edge sends it: the answer names the same id. */
