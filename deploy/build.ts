@@ -51,6 +51,21 @@ export const RUNTIME_FILES: Readonly<Record<string, readonly string[]>> = {
   simulator: ['services/lib/catalog/catalog.json'],
 };
 
+/**
+ * The Node flags a service's process starts with: its image's CMD
+ * (deploy/dockerfiles.ts) and every stack started as deployed
+ * (test/support/stack.ts) run them.
+ *
+ * `--single-threaded-gc`: a pod gets at most one CPU (deploy/base), while V8
+ * gives its collector helper threads by the cores of the whole node. A
+ * parallel scavenge waits for all of its helpers, so one helper descheduled
+ * by the CPU limit or by another busy process stalls the event loop with it.
+ * Measured on the 2-core machine, where the stack's processes share the
+ * cores as they would share a node's: docs/decisions.md, "Garbage collection
+ * on the main thread".
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
 /** `node services/<svc>/dist/<name>.js`, from the repository root. */
 export function compiledEntry(service: string, name = 'main'): string {
   return `services/${service}/dist/${name}.js`;

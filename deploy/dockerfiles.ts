@@ -9,7 +9,7 @@ import { pricingConfigShape } from '@gateway/pricing/config';
 import { routerConfigShape } from '@gateway/router/config';
 import { simulatorConfigShape } from '@gateway/simulator/config';
 import { usageConfigShape } from '@gateway/usage/config';
-import { compiledEntry, ENTRY_POINTS, REPO_ROOT, RUNTIME_FILES } from './build';
+import { compiledEntry, ENTRY_POINTS, REPO_ROOT, RUNTIME_FILES, SERVICE_NODE_FLAGS } from './build';
 
 /**
  * Every service's Dockerfile, from one template: the images differ only in
@@ -53,6 +53,7 @@ export function dockerfile(service: string): string {
   const assets = STATIC_ASSETS[service] ?? [];
   const buildAssets = assets.map(({ workspace }) => `\nRUN npm run build --workspace ${workspace}`).join('');
   const copyAssets = assets.map(({ output }) => `\nCOPY --from=build /src/${output} ${output}`).join('');
+  const command = ['node', ...SERVICE_NODE_FLAGS, compiledEntry(service)].map((part) => JSON.stringify(part)).join(', ');
   return `# syntax=docker/dockerfile:1
 # gateway/${service}: compiled JavaScript on Node, with this service's production
 # dependencies only. Written by deploy/dockerfiles.ts (edit the template there).${alsoHolds}
@@ -101,7 +102,8 @@ USER node
 EXPOSE ${String(defaultOf(service, 'PORT'))} ${String(defaultOf(service, 'METRICS_PORT'))}
 # Source maps ship beside the bundle; NODE_OPTIONS=--enable-source-maps maps stack
 # traces to the TypeScript (it costs about 20 MiB and some startup: docs/performance.md).
-CMD ["node", "${compiledEntry(service)}"]
+# The flags are every service's (deploy/build.ts, SERVICE_NODE_FLAGS, says why).
+CMD [${command}]
 `;
 }
 

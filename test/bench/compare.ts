@@ -43,7 +43,7 @@ import { connectDatabase } from '@gateway/lib/db';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../support/databases';
-import { buildAll } from '../../deploy/build';
+import { buildAll, SERVICE_NODE_FLAGS } from '../../deploy/build';
 import { REPO_ROOT } from '../support/paths';
 import { serviceNames, startStack, type ServiceName, type Stack } from '../support/stack';
 import { seedCaller } from '../e2e/support/seed';
@@ -261,7 +261,8 @@ async function main(): Promise<void> {
       contestant('gateway', ...pair(edges, GATEWAY_PATH, bearer(caller.key), routed, { ...routed, stream: true }), gatewayProcesses),
     ];
     if (withFloor) {
-      floor = await startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas: EDGE_REPLICAS, nodeArgs: profiling.floor ?? [] });
+      // The floor's processes run with the services' Node flags: they stand for the same pods.
+      floor = await startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas: EDGE_REPLICAS, nodeArgs: [...SERVICE_NODE_FLAGS, ...(profiling.floor ?? [])] });
       const processes = floor.processes;
       contestants.push(contestant('floor', ...pair(floor.origins, '/v1/chat/completions', bearer('bench'), named, { ...named, stream: true }), async () => processes));
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { SERVICES, checkDeploy, readDeployFiles, type DeployFiles } from '../../deploy/check';
 import { checkOverlays, checkRendered, render, type KubeObject } from '../../deploy/overlays-check';
 import { checkSkaffold } from '../../deploy/skaffold-check';
-import { ENTRY_POINTS, RUNTIME_FILES } from '../../deploy/build';
+import { ENTRY_POINTS, RUNTIME_FILES, SERVICE_NODE_FLAGS } from '../../deploy/build';
 import { dockerfile } from '../../deploy/dockerfiles';
 import { REPO_ROOT } from '../support/paths';
 
@@ -104,8 +104,8 @@ describe('deploy/', () => {
     {
       change: 'an image that runs the TypeScript again',
       path: 'services/pricing/Dockerfile',
-      from: 'CMD ["node", "services/pricing/dist/main.js"]',
-      to: 'CMD ["node", "--import", "tsx", "services/pricing/src/main.ts"]',
+      from: '"services/pricing/dist/main.js"]',
+      to: '"--import", "tsx", "services/pricing/src/main.ts"]',
       problem: 'services/pricing/Dockerfile: differs from what deploy/dockerfiles.ts writes for it',
     },
     {
@@ -356,7 +356,7 @@ describe('the Dockerfiles', () => {
       expect(text).toContain(`RUN npx tsx deploy/build.ts ${service}`);
       for (const file of RUNTIME_FILES[service] ?? []) expect(text).toContain(`COPY ${file} ${file}`);
       expect(text).toContain('USER node');
-      expect(text.trimEnd().split('\n').at(-1)).toBe(`CMD ["node", "services/${service}/dist/main.js"]`);
+      expect(text.trimEnd().split('\n').at(-1)).toBe(`CMD ["node", ${SERVICE_NODE_FLAGS.map((flag) => `"${flag}", `).join('')}"services/${service}/dist/main.js"]`);
     }
   });
 });

@@ -3,7 +3,7 @@ import { issueAgentSecret } from '@gateway/auth/admin';
 import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
 import { connectDatabase } from '@gateway/lib/db';
 import { freePort } from '@gateway/lib/net';
-import { compiledEntry } from '../../deploy/build';
+import { compiledEntry, SERVICE_NODE_FLAGS } from '../../deploy/build';
 import { startService, type ServiceProcess } from './processes';
 import { supervise, type RestartPolicy, type Supervision } from './supervisor';
 
@@ -28,7 +28,7 @@ export interface StackOptions {
   catalogPath?: string;
   /** How long each process may take to report `listening` (startService's default when absent). */
   readyTimeoutMs?: number;
-  /** Extra node options for one service (profiling). */
+  /** Extra node options for one service (a profiler's), after the flags every service runs with (SERVICE_NODE_FLAGS). */
   nodeArgs?: Partial<Record<ServiceName, readonly string[]>>;
   /** Shared secrets; generated when absent. */
   accessTokenSecret?: string;
@@ -127,7 +127,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       entry: options.compiled ? compiledEntry(name) : sourceEntry(name),
       env,
       readyTimeoutMs: options.readyTimeoutMs,
-      nodeArgs: options.nodeArgs?.[name],
+      nodeArgs: [...SERVICE_NODE_FLAGS, ...(options.nodeArgs?.[name] ?? [])],
     });
 
   // Every start in progress, so a failed start can wait for the others before ending them all.
