@@ -257,6 +257,22 @@ describe('the allowance leases edge holds', () => {
     expect(ledger.leases).toHaveLength(4);
   });
 
+  it('gives back every organization\'s unused slices on a push of none in particular (a stream that may have missed some)', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger, { idleMs: 60_000 });
+    admitted(await leases.admit(subject('org-1'), 'spend', 300n));
+    admitted(await leases.admit(subject('org-2'), 'spend', 300n));
+    ledger.push('');
+    await until(() => ledger.leases.length === 4);
+    expect(ledger.leases.slice(2).map((lease) => [lease.subject?.organizationId, lease.need, lease.giveBack]).sort()).toEqual([
+      ['org-1', '0', '1000'],
+      ['org-2', '0', '1000'],
+    ]);
+    admitted(await leases.admit(subject('org-1'), 'spend', 1n));
+    admitted(await leases.admit(subject('org-2'), 'spend', 1n));
+    expect(ledger.leases).toHaveLength(6);
+  });
+
   it('does the same on a release from a principal invalidation (a plan change)', async () => {
     const ledger = fakeLedger(10_000n);
     const leases = start(ledger, { idleMs: 60_000 });

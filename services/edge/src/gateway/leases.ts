@@ -25,6 +25,9 @@ export interface LeaseSettings {
   watch: Resubscribe;
 }
 
+/** A push of no organization in particular (WatchLeasesResponse): any may have changed unheard, so every lease is given back. */
+const EVERY_ORGANIZATION = '';
+
 export const DEFAULT_LEASE_TIMING = { tickMs: 100, safetyMarginMs: 1000, watch: { initialBackoffMs: 100, maxBackoffMs: 5000 } } as const;
 
 /** What admission decided for one call. */
@@ -259,7 +262,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
 
   const release = (organizationId: string) => {
     for (const entry of entries.values()) {
-      if (entry.subject.organizationId !== organizationId) continue;
+      if (organizationId !== EVERY_ORGANIZATION && entry.subject.organizationId !== organizationId) continue;
       entry.askAgain = true;
       if (holdsUnused(entry, clock())) void fly(entry, GIVE_BACK);
     }
@@ -269,7 +272,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     {
       subscribe: (signal) => ledger.watchLeases({ holderId }, { signal }),
       onMessage: ({ organizationId }) => release(organizationId),
-      // A push missed meanwhile is not replayed: what a lease holds was granted within the allowance, and idles back.
+      // Every stream starts with EVERY_ORGANIZATION, so what was pushed while none was open is not missed.
       onFailure: (error) => logDegraded(logger, error, 'lease pushes stream failed: subscribing again'),
     },
     settings.watch,

@@ -1,10 +1,12 @@
-import { allowanceChangesUntil, MemoryAllowanceChanges } from './changes';
+import { allowanceChangesUntil, EVERY_ORGANIZATION, MemoryAllowanceChanges } from './changes';
 
 describe('allowanceChangesUntil', () => {
-  it('passes announcements on in order, once for an organization announced again before it was read, and ends on abort', async () => {
+  it('starts with every organization, passes announcements on in order, once for an organization announced again before it was read, and ends on abort', async () => {
     const changes = new MemoryAllowanceChanges();
     const abort = new AbortController();
     const stream = allowanceChangesUntil(changes, abort.signal)[Symbol.asyncIterator]();
+    // The holder may have missed announcements while it had no stream.
+    await expect(stream.next()).resolves.toEqual({ done: false, value: EVERY_ORGANIZATION });
     const first = stream.next();
     changes.announce('org-a');
     await expect(first).resolves.toEqual({ done: false, value: 'org-a' });

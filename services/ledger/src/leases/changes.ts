@@ -5,6 +5,13 @@
  * admin command), and in-process in the embedded mode. WatchLeases passes
  * them on, so holders give back and ask anew at once.
  */
+/**
+ * Announced in place of an organization when any may have changed unheard:
+ * WatchLeases sends it first on every stream, and a subscription that was
+ * interrupted announces it once it is back. Its holder gives back every lease.
+ */
+export const EVERY_ORGANIZATION = '';
+
 export interface AllowanceChanges {
   /** Calls the listener with each organization id announced from now on, until the returned function is called. */
   subscribe(listener: (organizationId: string) => void): () => void;
@@ -25,12 +32,13 @@ export class MemoryAllowanceChanges implements AllowanceChanges {
 }
 
 /**
- * The announcements as a stream that ends when the signal aborts. An
- * organization announced again before it was read is sent once: the holder
- * only needs to know that it must ask anew.
+ * The announcements as a stream that ends when the signal aborts, starting
+ * with EVERY_ORGANIZATION: a holder whose stream was down (or is new) may
+ * have missed some. An organization announced again before it was read is
+ * sent once: the holder only needs to know that it must ask anew.
  */
 export async function* allowanceChangesUntil(changes: AllowanceChanges, signal: AbortSignal): AsyncIterable<string> {
-  const pending = new Set<string>();
+  const pending = new Set<string>([EVERY_ORGANIZATION]);
   let wake: (() => void) | undefined;
   const unsubscribe = changes.subscribe((organizationId) => {
     pending.add(organizationId);

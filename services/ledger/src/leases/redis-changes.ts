@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from '@gateway/lib/logging';
 import type { Redis } from '@gateway/lib/redis';
-import type { AllowanceChanges } from './changes';
+import { EVERY_ORGANIZATION, type AllowanceChanges } from './changes';
 
 /** The store's scripts publish the organization id alone (quota/lua/add-credits.lua, set-spend-allowance.lua). */
 const announcement = z.guid();
@@ -15,25 +15,31 @@ export interface RedisAllowanceChanges extends AllowanceChanges {
  * One subscription per ledger process on the allowance-changes channel
  * (LedgerKeys.allowanceChanges), fanned out to its listeners. The connection
  * is the subscriber's alone: a subscribed connection can do nothing else. It
- * subscribes again at every reconnection; what is published while it is
- * down is not heard (a holder's leases still end with their term unless
- * renewed, and every answer carries the counters as they are).
+ * subscribes again at every reconnection. What is published while it is down
+ * is not heard, so once it is subscribed again it announces
+ * EVERY_ORGANIZATION: every holder gives back its leases and asks anew.
  */
 export function redisAllowanceChanges(subscriber: Redis, channel: string, logger: Logger): RedisAllowanceChanges {
   const listeners = new Set<(organizationId: string) => void>();
+  const announce = (organizationId: string) => {
+    for (const listener of listeners) listener(organizationId);
+  };
   subscriber.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     const parsed = announcement.safeParse(text);
-    if (!parsed.success) {
-      logger.warn({ channel }, 'unreadable allowance change announcement: dropped');
-      return;
-    }
-    for (const listener of listeners) listener(parsed.data);
+    if (parsed.success) return announce(parsed.data);
+    // Not understood: the only safe reading is that any organization may have changed.
+    logger.warn({ channel }, 'unreadable allowance change announcement: every holder asks anew');
+    announce(EVERY_ORGANIZATION);
   });
   let subscription = Promise.resolve();
+  let subscribedBefore = false;
   const subscribe = () => {
     subscription = subscriber.subscribe(channel).then(
-      () => undefined,
+      () => {
+        if (subscribedBefore) announce(EVERY_ORGANIZATION);
+        subscribedBefore = true;
+      },
       (error: unknown) => logger.warn({ err: error }, 'could not subscribe to allowance changes; holders learn of them from the counters of their next Lease answer'),
     );
   };

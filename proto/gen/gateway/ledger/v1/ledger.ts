@@ -294,7 +294,13 @@ export interface WatchLeasesRequest {
 }
 
 export interface WatchLeasesResponse {
-  /** The organization whose leases must be given back and asked for anew. */
+  /**
+   * The organization whose leases must be given back and asked for anew.
+   * Empty: every organization. It is the first message of every stream (what
+   * was announced while the holder had no stream open was missed), and comes
+   * again when the ledger's own subscription to the announcements was
+   * interrupted and is back.
+   */
   organizationId: string;
 }
 
