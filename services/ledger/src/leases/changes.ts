@@ -1,17 +1,17 @@
 /**
- * Organizations whose allowance changed (credits granted, own spend allowance
- * set or removed), as every ledger process hears of them: through Redis
- * pub/sub in the stack, since the change may be made by another process (the
- * admin command), and in-process in the embedded mode. WatchLeases passes
- * them on, so holders give back and ask anew at once.
- */
-/**
  * Announced in place of an organization when any may have changed unheard:
  * WatchLeases sends it first on every stream, and a subscription that was
  * interrupted announces it once it is back. Its holder gives back every lease.
  */
 export const EVERY_ORGANIZATION = '';
 
+/**
+ * Organizations whose allowance changed (credits granted, own spend allowance
+ * set or removed), as every ledger process hears of them: through Redis
+ * pub/sub in the stack, since the change may be made by another process (the
+ * admin command), and in-process in the embedded mode. WatchLeases passes
+ * them on, so holders give back and ask anew at once.
+ */
 export interface AllowanceChanges {
   /** Calls the listener with each organization id announced from now on, until the returned function is called. */
   subscribe(listener: (organizationId: string) => void): () => void;

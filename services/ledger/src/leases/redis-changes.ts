@@ -27,10 +27,11 @@ export function redisAllowanceChanges(subscriber: Redis, channel: string, logger
   subscriber.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     const parsed = announcement.safeParse(text);
-    if (parsed.success) return announce(parsed.data);
-    // Not understood: the only safe reading is that any organization may have changed.
-    logger.warn({ channel }, 'unreadable allowance change announcement: every holder asks anew');
-    announce(EVERY_ORGANIZATION);
+    if (!parsed.success) {
+      // Not understood: the only safe reading is that any organization may have changed.
+      logger.warn({ channel }, 'unreadable allowance change announcement: every holder asks anew');
+    }
+    announce(parsed.success ? parsed.data : EVERY_ORGANIZATION);
   });
   let subscription = Promise.resolve();
   let subscribedBefore = false;
