@@ -1,8 +1,11 @@
 import './support/catalog';
 import type OpenAI from 'openai';
+import { routingPolicyFromCatalog } from '@gateway/lib/routing';
 import { expectHeaderSet, usdHeader } from './support/headers';
 import { startE2e, type Caller, type E2e } from './support/harness';
 import { routingPolicyHeld } from './support/routing-policy';
+import { committedTrace } from './support/ledger';
+import { testCatalog } from './support/prices';
 import { keyFingerprint, simulatorStats } from './support/simulator';
 import { startUpstreamRecorder, type UpstreamRecorder } from './support/upstream-recorder';
 
@@ -131,6 +134,14 @@ describe('the plan ceiling', () => {
     expect(response.headers.get('x-service-savings-usd')).toBe('0.000000');
     expect(response.headers.get('x-service-baseline-usd')).toBe(response.headers.get('x-service-cost-usd'));
   });
+});
+
+it('names on the trace the routing policy that chose the model: the version the router publishes for its catalog', async () => {
+  const client = e2e.client((await e2e.seed({ plan: 'simulated' })).key);
+  const { response } = await client.chat.completions.create({ model: 'auto', messages: simple }).withResponse();
+  const trace = await committedTrace(e2e.ledger.db, response.headers.get('x-service-request-id') ?? '');
+  expect(trace.routing_policy_version).toBe(routingPolicyFromCatalog(testCatalog).version);
+  expect(trace.routing_policy_version).toMatch(/^sha256:[0-9a-f]{16}$/);
 });
 
 describe('dropped parameters', () => {

@@ -109,6 +109,7 @@ describe('ledger records', () => {
       priced: true,
       cost_micros: '760',
       price_list_version: request.priceListVersion,
+      routing_policy_version: request.routingPolicyVersion,
       stream: true,
       started_at: startedAt,
       recorded_at: expect.any(Date),

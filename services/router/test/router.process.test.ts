@@ -96,6 +96,15 @@ describe('router process over gRPC', () => {
     }
   });
 
+  it('names in every answer the version of the policy it publishes', async () => {
+    const abort = new AbortController();
+    const [first] = await firstVersions(client, abort, 1);
+    abort.abort();
+    const answer = await client.route(routeRequest({}));
+    expect(answer.routingPolicyVersion).toBe(first?.version);
+    expect(answer.routingPolicyVersion).toMatch(/^sha256:[0-9a-f]{16}$/);
+  });
+
   it('drains on SIGTERM and exits 0, ending the policy streams open', async () => {
     const spare = await startService({ name: 'router', entry: ENTRY, env: {} });
     const watcher = createPromiseClient(RouterServiceService, { serviceName: 'router', address: spare.address, deadlineMs: 5000 });

@@ -14,6 +14,8 @@ export interface RouteFacts {
   complexity: number;
   routed: boolean;
   droppedParams: readonly string[];
+  /** The routing policy that made the decision; it goes on the trace. */
+  routingPolicyVersion: string;
 }
 
 export interface PriceFacts {

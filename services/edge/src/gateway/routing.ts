@@ -24,6 +24,7 @@ export function routeFactsOf(route: RouteResponse): RouteFacts {
     complexity: route.complexity,
     routed: route.routed,
     droppedParams: route.droppedParams,
+    routingPolicyVersion: route.routingPolicyVersion,
   };
 }
 

@@ -65,6 +65,7 @@ export function traceRecord(req: IncomingMessage, call: CallSummary): TraceRecor
     priced: call.priced,
     costMicros: call.costMicros.toString(),
     priceListVersion: call.priceListVersion,
+    routingPolicyVersion: call.route?.routingPolicyVersion ?? '',
     stream: call.stream,
     startedAt: call.startedAt,
     consumed: call.consumed,

@@ -33,6 +33,7 @@ export function buildPayload(record: ValidRecord, meter: MeterName, period: Peri
     priced: record.priced,
     cost_micros: cost === null ? null : cost.toString(),
     price_list_version: record.priceListVersion,
+    routing_policy_version: record.routingPolicyVersion,
     stream: record.stream,
     started_at: record.startedAt.toISOString(),
     recorded_at: recordedAt.toISOString(),

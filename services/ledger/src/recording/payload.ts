@@ -31,6 +31,8 @@ export const recordPayloadSchema = z.object({
   cost_micros: digits.nullable(),
   /** Absent in entries queued before the price list version was recorded. */
   price_list_version: nullableText.optional(),
+  /** Absent in entries queued before the routing policy version was recorded. */
+  routing_policy_version: nullableText.optional(),
   stream: z.boolean(),
   started_at: z.iso.datetime(),
   recorded_at: z.iso.datetime(),

@@ -133,6 +133,7 @@ export const recordSchema = z
     priced: z.boolean(),
     costMicros: int64,
     priceListVersion: optionalText(100),
+    routingPolicyVersion: optionalText(100),
     stream: z.boolean(),
     startedAt: z.date({ error: 'is required' }),
     consumed: z.boolean(),

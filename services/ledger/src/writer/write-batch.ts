@@ -31,6 +31,7 @@ function traceRow(payload: RecordPayload): Insertable<TracesTable> {
     priced: payload.priced,
     cost_micros: payload.cost_micros,
     price_list_version: payload.price_list_version ?? null,
+    routing_policy_version: payload.routing_policy_version ?? null,
     stream: payload.stream,
     started_at: new Date(payload.started_at),
     recorded_at: new Date(payload.recorded_at),

@@ -197,6 +197,7 @@ export function recordOf(who: Subject, overrides: Partial<RecordRequest> = {}): 
     priced: true,
     costMicros: '100',
     priceListVersion: 'sha256:0123456789abcdef',
+    routingPolicyVersion: 'sha256:fedcba9876543210',
     stream: false,
     startedAt: new Date(),
     consumed: true,

@@ -36,5 +36,6 @@ export function answerRoute(router: Router, request: RouteRequest): RouteRespons
     droppedParams: decision.droppedParams,
     signals: decision.signals,
     reason: decision.reason,
+    routingPolicyVersion: router.policy.version,
   };
 }

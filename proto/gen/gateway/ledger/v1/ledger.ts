@@ -184,6 +184,11 @@ export interface RecordRequest {
    * lease's hold, which stays for the holder's next calls.
    */
   leaseId: string;
+  /**
+   * The routing policy the call was routed with (RouteResponse.routing_policy_version); empty
+   * when the call was not routed (refused before routing, or by a caller that does not route).
+   */
+  routingPolicyVersion: string;
 }
 
 export interface RecordResponse {
@@ -1015,6 +1020,7 @@ function createBaseRecordRequest(): RecordRequest {
     priceListVersion: "",
     commitWithinMs: 0,
     leaseId: "",
+    routingPolicyVersion: "",
   };
 }
 
@@ -1091,6 +1097,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     }
     if (message.leaseId !== "") {
       writer.uint32(194).string(message.leaseId);
+    }
+    if (message.routingPolicyVersion !== "") {
+      writer.uint32(202).string(message.routingPolicyVersion);
     }
     return writer;
   },
@@ -1300,6 +1309,14 @@ export const RecordRequest: MessageFns<RecordRequest> = {
             message.leaseId = reader.string();
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.routingPolicyVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1406,6 +1423,11 @@ export const RecordRequest: MessageFns<RecordRequest> = {
         : isSet(object.lease_id)
         ? globalThis.String(object.lease_id)
         : "",
+      routingPolicyVersion: isSet(object.routingPolicyVersion)
+        ? globalThis.String(object.routingPolicyVersion)
+        : isSet(object.routing_policy_version)
+        ? globalThis.String(object.routing_policy_version)
+        : "",
     };
   },
 
@@ -1483,6 +1505,9 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     if (message.leaseId !== "") {
       obj.leaseId = message.leaseId;
     }
+    if (message.routingPolicyVersion !== "") {
+      obj.routingPolicyVersion = message.routingPolicyVersion;
+    }
     return obj;
   },
 
@@ -1517,6 +1542,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
     message.priceListVersion = object.priceListVersion ?? "";
     message.commitWithinMs = object.commitWithinMs ?? 0;
     message.leaseId = object.leaseId ?? "";
+    message.routingPolicyVersion = object.routingPolicyVersion ?? "";
     return message;
   },
 };

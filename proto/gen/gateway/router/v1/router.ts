@@ -70,6 +70,11 @@ export interface RouteResponse {
   signals: ScoreSignal[];
   /** Why this model: `requested`, `auto`, `plan_ceiling`. */
   reason: string;
+  /**
+   * The version of the routing policy that made the decision (WatchRoutingPolicy's
+   * `version`), whoever ran it: the router, or a caller with the policy it holds.
+   */
+  routingPolicyVersion: string;
 }
 
 export interface WatchRoutingPolicyRequest {
@@ -493,6 +498,7 @@ function createBaseRouteResponse(): RouteResponse {
     droppedParams: [],
     signals: [],
     reason: "",
+    routingPolicyVersion: "",
   };
 }
 
@@ -521,6 +527,9 @@ export const RouteResponse: MessageFns<RouteResponse> = {
     }
     if (message.reason !== "") {
       writer.uint32(66).string(message.reason);
+    }
+    if (message.routingPolicyVersion !== "") {
+      writer.uint32(74).string(message.routingPolicyVersion);
     }
     return writer;
   },
@@ -602,6 +611,14 @@ export const RouteResponse: MessageFns<RouteResponse> = {
             message.reason = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.routingPolicyVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -628,6 +645,11 @@ export const RouteResponse: MessageFns<RouteResponse> = {
         : [],
       signals: globalThis.Array.isArray(object?.signals) ? object.signals.map((e: any) => ScoreSignal.fromJSON(e)) : [],
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      routingPolicyVersion: isSet(object.routingPolicyVersion)
+        ? globalThis.String(object.routingPolicyVersion)
+        : isSet(object.routing_policy_version)
+        ? globalThis.String(object.routing_policy_version)
+        : "",
     };
   },
 
@@ -657,6 +679,9 @@ export const RouteResponse: MessageFns<RouteResponse> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.routingPolicyVersion !== "") {
+      obj.routingPolicyVersion = message.routingPolicyVersion;
+    }
     return obj;
   },
 
@@ -673,6 +698,7 @@ export const RouteResponse: MessageFns<RouteResponse> = {
     message.droppedParams = object.droppedParams?.map((e) => e) || [];
     message.signals = object.signals?.map((e) => ScoreSignal.fromPartial(e)) || [];
     message.reason = object.reason ?? "";
+    message.routingPolicyVersion = object.routingPolicyVersion ?? "";
     return message;
   },
 };

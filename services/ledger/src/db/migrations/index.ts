@@ -4,6 +4,7 @@ import * as usageReads from './0002_usage_reads';
 import * as deadLetters from './0003_dead_letters';
 import * as allowances from './0004_allowances';
 import * as priceListVersion from './0005_price_list_version';
+import * as routingPolicyVersion from './0006_routing_policy_version';
 
 /** Every migration of schema `ledger`, in order. Released entries never change. */
 export const ledgerMigrations: MigrationIndex = {
@@ -12,6 +13,7 @@ export const ledgerMigrations: MigrationIndex = {
   '0003_dead_letters': deadLetters,
   '0004_allowances': allowances,
   '0005_price_list_version': priceListVersion,
+  '0006_routing_policy_version': routingPolicyVersion,
 };
 
 /** The migration that creates the ledger's tables, named in the 503 when it is missing. */

@@ -37,6 +37,8 @@ export interface TracesTable {
   cost_micros: ColumnType<string | null, string | bigint | null, string | bigint | null>;
   /** The price list version the cost was computed with; null when unpriced or recorded before versions were kept. */
   price_list_version: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The routing policy version the call was routed with; null when it was not routed or recorded before versions were kept. */
+  routing_policy_version: ColumnType<string | null, string | null | undefined, string | null>;
   stream: boolean;
   started_at: Date;
   /** When the ledger accepted the record. */
