@@ -121,7 +121,7 @@ describe.each([
     it('reports a period it has not loaded as missing, and changes nothing', async () => {
       await expect(reserve(hold('a', 'spend', 1n), 10n)).resolves.toEqual({ kind: 'missing' });
       await expect(settle(null, 'spend', 5n, 10n)).resolves.toEqual({ kind: 'missing' });
-      await expect(stores.quota.counters(key, 'spend')).resolves.toBeUndefined();
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toBeUndefined();
       await expect(stores.quota.addCredits(key, 3n)).resolves.toBe(false);
       await expect(stores.quota.setSpendAllowance(key, 3n)).resolves.toBe(false);
       await expect(stores.queue.read('reader', 10, 0)).resolves.toEqual([]);
@@ -130,9 +130,9 @@ describe.each([
     it('loads a period once: the first rebuild wins', async () => {
       await stores.quota.rebuild(key, totals({ spend: 700n, requests: 4n, legacy: 2n }, 5n));
       await stores.quota.rebuild(key, totals({ spend: 1n }));
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 700n, credits: 5n, held: 0n });
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 4n, credits: 5n, held: 0n });
-      await expect(stores.quota.counters(key, 'legacy')).resolves.toEqual({ used: 2n, credits: 5n, held: 0n });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 700n, credits: 5n, held: 0n });
+      await expect(stores.quota.counters(key, 'requests', now)).resolves.toEqual({ used: 4n, credits: 5n, held: 0n });
+      await expect(stores.quota.counters(key, 'legacy', now)).resolves.toEqual({ used: 2n, credits: 5n, held: 0n });
     });
 
     it('admits spend while spent plus held plus the estimate fits the allowance', async () => {
@@ -157,7 +157,7 @@ describe.each([
     it("admits spend against the organization's own allowance in place of the plan's, from load or set at once", async () => {
       await expect(stores.quota.setSpendAllowance(key, 500n)).resolves.toBe(false);
       await stores.quota.rebuild(key, { ...totals({ spend: 400n }), spendAllowance: 450n });
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 400n, credits: 0n, held: 0n, spendAllowance: 450n });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 400n, credits: 0n, held: 0n, spendAllowance: 450n });
       // The plan's 1000 would admit 100; the organization's 450 does not.
       await expect(reserve(hold('a', 'spend', 100n), 1000n)).resolves.toEqual({ kind: 'denied', counters: { used: 400n, credits: 0n, held: 0n, spendAllowance: 450n } });
       await expect(stores.quota.setSpendAllowance(key, 600n)).resolves.toBe(true);
@@ -209,7 +209,7 @@ describe.each([
       await stores.quota.rebuild(key, totals());
       await reserve(hold('a', 'spend', 600n), 1000n);
       await expect(settle('a', 'spend', 300n, 1000n, '{"n":"late"}', Date.now() - 1)).resolves.toEqual({ kind: 'late' });
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 0n, credits: 0n, held: 600n });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 0n, credits: 0n, held: 600n });
       await expect(stores.queue.read('reader', 10, 0)).resolves.toEqual([]);
       // Within it, the same settlement goes through.
       await expect(settle('a', 'spend', 300n, 1000n, '{"n":"in time"}', Date.now() + 60_000)).resolves.toMatchObject({ kind: 'settled' });
@@ -227,7 +227,7 @@ describe.each([
         if (outcome.kind === 'settled') used.push(outcome.creditsUsed);
       }
       expect(used).toEqual([0, 0, 1, 1, 1]);
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 5n, credits: 0n, held: 0n });
+      await expect(stores.quota.counters(key, 'requests', now)).resolves.toEqual({ used: 5n, credits: 0n, held: 0n });
       const queued = await stores.queue.read('reader', 10, 0);
       expect(queued.map(({ creditsUsed }) => creditsUsed)).toEqual([0, 0, 1, 1, 1]);
     });
@@ -253,7 +253,7 @@ describe.each([
     it('adds purchased credits to a loaded period', async () => {
       await stores.quota.rebuild(key, totals({ requests: 2n }, 1n));
       await expect(stores.quota.addCredits(key, 4n)).resolves.toBe(true);
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 2n, credits: 5n, held: 0n });
+      await expect(stores.quota.counters(key, 'requests', now)).resolves.toEqual({ used: 2n, credits: 5n, held: 0n });
     });
 
     it('reports what reservations in flight hold on each meter, until they settle', async () => {
@@ -261,10 +261,10 @@ describe.each([
       await reserve(hold('a', 'spend', 250n), 1000n);
       await reserve(hold('b', 'spend', 40n), 1000n);
       await reserve(hold('c', 'requests', 1n), 10n);
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 100n, credits: 0n, held: 290n });
-      await expect(stores.quota.counters(key, 'requests')).resolves.toEqual({ used: 0n, credits: 0n, held: 1n });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 100n, credits: 0n, held: 290n });
+      await expect(stores.quota.counters(key, 'requests', now)).resolves.toEqual({ used: 0n, credits: 0n, held: 1n });
       await settle('a', 'spend', 120n, 1000n);
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 220n, credits: 0n, held: 40n });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 220n, credits: 0n, held: 40n });
     });
   });
 
@@ -303,7 +303,7 @@ describe.each([
       }
       // Left 12 (a quarter: 3), 9 (2), 6 (1), 3 (0): always the need, and nothing is left.
       expect(slices).toEqual([3n, 3n, 3n, 3n]);
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 988n, credits: 0n, held: 12n });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 988n, credits: 0n, held: 12n });
       // Requests: 2 left of the limit, a quarter of it is 0, so one call's request.
       await expect(lease('edge-a', 'requests', 5n, { need: 1n, want: 10n })).resolves.toMatchObject({ kind: 'granted', granted: 1n, leaseHeld: 1n });
     });
@@ -332,7 +332,7 @@ describe.each([
       const total = outcomes.reduce((sum, outcome) => sum + granted(outcome), 0n);
       expect(total).toBeLessThanOrEqual(900n);
       expect(outcomes.filter((outcome) => outcome.kind === 'denied').length).toBeGreaterThan(0);
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual({ used: 100n, credits: 0n, held: total });
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual({ used: 100n, credits: 0n, held: total });
     });
 
     it("takes a lease-admitted call's usage off the lease, which stays, and counts it", async () => {
@@ -353,7 +353,7 @@ describe.each([
       await lease('edge-a', 'spend', 1000n, { need: 400n });
       await settleLease('edge-a', 'spend', 100n, 1000n);
       await lease('edge-a', 'spend', 1000n, { giveBack: 250n });
-      const settledFirst = await stores.quota.counters(first, 'spend');
+      const settledFirst = await stores.quota.counters(first, 'spend', now);
 
       key = { organizationId: randomUUID(), period: key.period };
       await stores.quota.rebuild(key, totals());
@@ -361,7 +361,7 @@ describe.each([
       await lease('edge-a', 'spend', 1000n, { giveBack: 250n });
       await settleLease('edge-a', 'spend', 100n, 1000n);
       expect(settledFirst).toEqual({ used: 100n, credits: 0n, held: 50n });
-      await expect(stores.quota.counters(key, 'spend')).resolves.toEqual(settledFirst);
+      await expect(stores.quota.counters(key, 'spend', now)).resolves.toEqual(settledFirst);
       // Giving back more than is held takes it to 0 and removes the lease.
       await expect(lease('edge-a', 'spend', 1000n, { giveBack: 500n })).resolves.toMatchObject({ kind: 'granted', leaseHeld: null, counters: { held: 0n } });
     });
@@ -375,6 +375,15 @@ describe.each([
         counters: { held: 300n },
       });
       await expect(settleLease('edge-a', 'spend', 100n, 1000n)).resolves.toMatchObject({ counters: { used: 100n, held: 300n } });
+    });
+
+    it("gives an expired lease's slice back on a read too, so an organization with no traffic does not show it as held", async () => {
+      await stores.quota.rebuild(key, totals());
+      await lease('edge-a', 'spend', 1000n, { need: 800n, ttlMs: 1000 });
+      await expect(stores.quota.counters(key, 'spend', now + 999)).resolves.toEqual({ used: 0n, credits: 0n, held: 800n });
+      await expect(stores.quota.counters(key, 'spend', now + 1000)).resolves.toEqual({ used: 0n, credits: 0n, held: 0n });
+      // Given back once: the lease that follows is granted from the whole allowance, and held alone.
+      await expect(lease('edge-b', 'spend', 1000n, { need: 300n, nowMs: now + 1001 })).resolves.toMatchObject({ kind: 'granted', counters: { held: 300n } });
     });
 
     it('renews: a lease asked for nothing lasts another term', async () => {
@@ -414,7 +423,7 @@ describe.each([
       }
       expect(served).toBe(calls);
       expect([...slices.values()]).toEqual([0n, 0n]);
-      await expect(stores.quota.counters(key, meter)).resolves.toEqual(drained);
+      await expect(stores.quota.counters(key, meter, now)).resolves.toEqual(drained);
     });
 
     it('announces credits granted and an own allowance set or removed, loaded or not', async () => {

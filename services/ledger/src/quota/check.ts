@@ -52,6 +52,6 @@ export async function currentQuota(deps: QuotaDeps, subject: MeteredSubject, now
   const rule = meterFor(subject, deps.catalog);
   const period = periodOf(now);
   const key = { organizationId: subject.organizationId, period: period.key };
-  const counters = await withLoadedCounters(deps, key, now, () => deps.quota.counters(key, rule.meter)).catch(storeFailure);
+  const counters = await withLoadedCounters(deps, key, now, () => deps.quota.counters(key, rule.meter, now.getTime())).catch(storeFailure);
   return quotaSnapshot(rule, counters, period);
 }

@@ -88,8 +88,9 @@ export class MemoryQuotaStore implements QuotaStore {
     return Promise.resolve({ kind: 'settled', counters: this.countersOf(state, meter), creditsUsed: Number(creditsUsed) });
   }
 
-  counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
+  counters(key: CounterKey, meter: MeterName, nowMs: number): Promise<Counters | undefined> {
     const state = this.periods.get(this.id(key));
+    if (state) this.sweepExpired(state, nowMs);
     return Promise.resolve(state && this.countersOf(state, meter));
   }
 

@@ -12,6 +12,7 @@ const scripts = {
   reserve: luaScript('reserve', ['holds']),
   settle: luaScript('settle', ['holds']),
   lease: luaScript('lease', ['holds']),
+  counters: luaScript('counters', ['holds']),
   rebuild: luaScript('rebuild'),
   addCredits: luaScript('add-credits'),
   setSpendAllowance: luaScript('set-spend-allowance'),
@@ -122,11 +123,14 @@ export class RedisQuotaStore implements QuotaStore {
     return { kind: 'settled', counters: countersFrom(used, credits, held, spendAllowance), creditsUsed: Number(creditsUsed) };
   }
 
-  async counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined> {
+  async counters(key: CounterKey, meter: MeterName, nowMs: number): Promise<Counters | undefined> {
     requireConnected(this.redis);
-    const [used, credits, held, spendAllowance] = await this.redis.hmget(this.keys.counters(key), `${meter}_used`, 'credits', `${meter}_reserved`, 'spend_allowance');
-    // Rebuilding writes every field, so a missing one means a missing period.
-    if (used === null || used === undefined) return undefined;
+    const reply = replyArray(
+      await runScript(this.redis, scripts.counters, [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key)], [nowMs, meter]),
+      'counters',
+    );
+    const [kind, used, credits, held, spendAllowance] = reply;
+    if (kind === 'missing') return undefined;
     return countersFrom(used, credits, held, spendAllowance);
   }
 

@@ -113,8 +113,12 @@ export interface QuotaStore {
    * limit, and appends `record` to the record queue, all in one step.
    */
   settle(command: SettleCommand, record: string): Promise<SettleOutcome>;
-  /** The meter's counters, or undefined when the period is not loaded. */
-  counters(key: CounterKey, meter: MeterName): Promise<Counters | undefined>;
+  /**
+   * The meter's counters, or undefined when the period is not loaded. Holds
+   * expired by `nowMs` are given back first, so a read never counts as held a
+   * lease nobody renewed.
+   */
+  counters(key: CounterKey, meter: MeterName, nowMs: number): Promise<Counters | undefined>;
   /** Loads the period from Postgres totals, unless another caller loaded it first. */
   rebuild(key: CounterKey, totals: PeriodTotals): Promise<void>;
   /**
