@@ -19,7 +19,7 @@ import { PrincipalCache } from '@gateway/edge/principal-cache';
 import { createEdgeApp } from '@gateway/edge/server';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '@gateway/ledger/db';
 import { startLedgerServer } from '@gateway/ledger/server';
-import { MemoryAllowanceChanges, MemoryQuotaStore, MemoryRecordQueue } from '@gateway/ledger/stores';
+import { MemoryAllowanceChanges, MemoryQuotaStore, MemoryRecordQueue, catalogInForce } from '@gateway/ledger/stores';
 import { loadCatalog } from '@gateway/lib/catalog';
 import { loadConfig } from '@gateway/lib/config';
 import { connectDatabase, migrateToLatest, openPGliteThread, pingDatabase } from '@gateway/lib/db';
@@ -128,7 +128,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     startRouterServer({ routing: routingSource(catalog), logger: loggers.router }, grpcListen, []),
     startPricingServer({ prices: priceListSource(catalog), logger: loggers.pricing }, grpcListen, []),
     startLedgerServer(
-      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue, allowanceChanges), queue, catalog, allowanceChanges, logger: loggers.ledger },
+      { db: ledgerDb.db, quota: new MemoryQuotaStore(queue, allowanceChanges), queue, catalog: catalogInForce(catalog), allowanceChanges, logger: loggers.ledger },
       grpcListen,
       databaseCheck,
     ),

@@ -7,6 +7,7 @@ import { grantCredits, type CreditGrant, type GrantedCredits } from './credits/g
 import { listCredits } from './credits/list';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from './db';
 import type { CreditRow } from './db/tables/credits';
+import { catalogInForce } from './quota/catalog-in-force';
 import { currentQuota } from './quota/check';
 import type { MeteredSubject } from './quota/meter';
 import { RedisQuotaStore } from './quota/redis-store';
@@ -48,7 +49,7 @@ export async function openLedgerAdmin({ databaseUrl, redisUrl, keyPrefix }: { da
     await close();
     throw error;
   }
-  const deps = { db: database.db, quota: new RedisQuotaStore(redis, ledgerKeys(keyPrefix)), catalog: loadCatalog() };
+  const deps = { db: database.db, quota: new RedisQuotaStore(redis, ledgerKeys(keyPrefix)), catalog: catalogInForce(loadCatalog()) };
   return {
     grantCredits: (grant) => grantCredits(deps, grant),
     listCredits: (organizationId) => listCredits(deps.db, organizationId),

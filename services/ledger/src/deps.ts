@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Catalog } from '@gateway/lib/catalog';
 import type { Logger } from '@gateway/lib/logging';
 import type { LedgerDatabase } from './db/schema';
 import type { AllowanceChanges } from './leases/changes';
 import type { LeaseSettings } from './leases/lease';
+import type { CatalogInForce } from './quota/catalog-in-force';
 import type { QuotaStore } from './quota/store';
 import type { RecordQueue } from './queue/queue';
 import type { WriterSettings } from './writer/writer';
@@ -23,7 +23,7 @@ export interface LedgerDeps {
   db: Kysely<LedgerDatabase>;
   quota: QuotaStore;
   queue: RecordQueue;
-  catalog: Catalog;
+  catalog: CatalogInForce;
   /** Where WatchLeases hears of allowance changes: Redis pub/sub in the stack, in-process in the embedded mode. */
   allowanceChanges: AllowanceChanges;
   logger: Logger;

@@ -10,14 +10,15 @@ runService({
   configShape: ledgerConfigShape,
   async start(config, { logger }) {
     // Loaded after telemetry so grpc-js and pg are instrumented.
-    const { DEFAULT_CATALOG_PATH, loadCatalog } = await import('@gateway/lib/catalog');
+    const { DEFAULT_CATALOG_PATH, loadCatalog, watchCatalogFile } = await import('@gateway/lib/catalog');
     const { openServiceDatabase, pingDatabase } = await import('@gateway/lib/db');
     const { createRedis, pingRedis, reportConnectionErrors } = await import('@gateway/lib/redis');
     const { LEDGER_SCHEMA, ledgerMigrations } = await import('./db');
-    const { RedisQuotaStore, RedisRecordQueue, firstConnection, ledgerKeys, redisAllowanceChanges } = await import('./stores');
+    const { RedisQuotaStore, RedisRecordQueue, catalogInForce, firstConnection, ledgerKeys, redisAllowanceChanges } = await import('./stores');
     const { startLedgerServer } = await import('./server');
 
-    const catalog = loadCatalog(config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH);
+    const catalogPath = config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH;
+    const catalog = catalogInForce(loadCatalog(catalogPath));
     const database = await openServiceDatabase<import('./db').LedgerDatabase>(
       { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, migrateOnStart: config.MIGRATE_ON_START },
       logger,
@@ -36,10 +37,19 @@ runService({
     // WatchLeases streams opened once the port is up hear every change from then on.
     await allowanceChanges.subscribed();
 
+    const quota = new RedisQuotaStore(redis, keys);
+    // A plan's limit changed: leases were sized by the old one, so every holder gives back and asks anew.
+    const stopWatching = watchCatalogFile(catalogPath, logger, (next) => {
+      if (!catalog.replace(next)) return;
+      logger.info({ catalog: next.version }, 'catalog in force: plan limits changed, every lease holder asks anew');
+      quota.announceEveryOrganization().catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not announce the catalog change; leases take the new limits as they are renewed');
+      });
+    });
     const server = await startLedgerServer(
       {
         db: database.db,
-        quota: new RedisQuotaStore(redis, keys),
+        quota,
         queue: new RedisRecordQueue(streamReader, keys),
         catalog,
         allowanceChanges,
@@ -63,8 +73,11 @@ runService({
     );
     return {
       port: server.grpc.port,
-      announce: { catalog: catalog.version },
-      stop: (graceMs) => server.stop(graceMs),
+      announce: { catalog: catalog.current().version },
+      stop: async (graceMs) => {
+        stopWatching();
+        await server.stop(graceMs);
+      },
       close: async () => {
         redis.disconnect();
         streamReader.disconnect();

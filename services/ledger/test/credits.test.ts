@@ -5,6 +5,7 @@ import { createRedis, type Redis } from '@gateway/lib/redis';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../../test/support/databases';
 import { grantCredits } from '../src/credits/grant';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '../src/db';
+import { catalogInForce } from '../src/quota/catalog-in-force';
 import { currentQuota } from '../src/quota/check';
 import type { MeteredSubject } from '../src/quota/meter';
 import { RedisQuotaStore } from '../src/quota/redis-store';
@@ -29,7 +30,7 @@ describe('grantCredits', () => {
     messagesLimit: 0n,
     enforce: true,
   });
-  const quotaOf = (subject: MeteredSubject) => currentQuota({ db: db.db, quota, catalog }, subject);
+  const quotaOf = (subject: MeteredSubject) => currentQuota({ db: db.db, quota, catalog: catalogInForce(catalog) }, subject);
 
   beforeAll(async () => {
     database = await createTestDatabase('ledger_credits');

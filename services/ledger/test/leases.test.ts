@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { DomainError } from '@gateway/lib/errors';
 import { testRedisUrl } from '../../../test/support/databases';
 import type { ServiceProcess } from '../../../test/support/processes';
@@ -83,6 +84,24 @@ describe('ledger leases', () => {
       // Announced from another process.
       await admin.grantCredits({ organizationId, amount: 5 });
       await expect(changes.next()).resolves.toEqual({ done: false, value: { organizationId } });
+    } finally {
+      abort.abort();
+    }
+  });
+
+  it('takes a plan limit changed in its catalog file without a restart, and tells every lease holder to ask anew', async () => {
+    const who = subject();
+    await expect(client.getQuota({ subject: who })).resolves.toMatchObject({ quota: { allowanceMicros: '1000' } });
+    const abort = new AbortController();
+    const changes = client.watchLeases({ holderId: 'edge-1' }, { signal: abort.signal })[Symbol.asyncIterator]();
+    try {
+      await expect(changes.next()).resolves.toEqual({ done: false, value: { organizationId: '' } });
+      const catalog = JSON.parse(readFileSync(suite.catalogPath, 'utf8')) as { plans: Record<string, Record<string, unknown>> };
+      writeFileSync(suite.catalogPath, JSON.stringify({ ...catalog, plans: { ...catalog.plans, tiny: { ...catalog.plans.tiny, monthly_allowance_usd: '0.002' } } }));
+      // Every organization: the leases out were sized by the old limit.
+      await expect(changes.next()).resolves.toEqual({ done: false, value: { organizationId: '' } });
+      await expect(client.getQuota({ subject: who })).resolves.toMatchObject({ quota: { allowanceMicros: '2000', remainingMicros: '2000' } });
+      await expect(client.lease({ subject: who, holderId: 'edge-1', need: '1', want: '4000', giveBack: '0' })).resolves.toMatchObject({ grantedAmount: '500' });
     } finally {
       abort.abort();
     }

@@ -4,7 +4,7 @@ import { createRedis, type Redis } from '@gateway/lib/redis';
 import { migrateToLatest, type Database } from '@gateway/lib/db';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../../test/support/databases';
 import { LEDGER_SCHEMA, ledgerMigrations, type LedgerDatabase } from '../src/db';
-import { MemoryAllowanceChanges, type AllowanceChanges } from '../src/leases/changes';
+import { EVERY_ORGANIZATION, MemoryAllowanceChanges, type AllowanceChanges } from '../src/leases/changes';
 import { leaseHoldId } from '../src/leases/lease';
 import { redisAllowanceChanges } from '../src/leases/redis-changes';
 import { MemoryQuotaStore } from '../src/quota/memory-store';
@@ -445,6 +445,17 @@ describe.each([
         unsubscribe();
       }
       expect(heard).toEqual(Array.from({ length: 4 }, () => key.organizationId));
+    });
+
+    it('announces every organization to every watcher when asked (a catalog change)', async () => {
+      const heard = new Promise<string>((resolve) => {
+        const unsubscribe = stores.changes.subscribe((organizationId) => {
+          unsubscribe();
+          resolve(organizationId);
+        });
+      });
+      await stores.quota.announceEveryOrganization();
+      await expect(heard).resolves.toBe(EVERY_ORGANIZATION);
     });
   });
 

@@ -43,7 +43,7 @@ export function leaseHoldId(holderId: string, meter: MeterName): string {
  * turns settles where it was held, as a reservation does.
  */
 export async function leaseAllowance(deps: QuotaDeps, ask: LeaseAsk, settings: LeaseSettings, now = new Date()): Promise<LeaseDecision> {
-  const rule = meterFor(ask.subject, deps.catalog);
+  const rule = meterFor(ask.subject, deps.catalog.current());
   const period = periodOf(now);
   const key = { organizationId: ask.subject.organizationId, period: period.key };
   const holdId = leaseHoldId(ask.holderId, rule.meter);

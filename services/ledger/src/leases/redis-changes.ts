@@ -3,8 +3,11 @@ import type { Logger } from '@gateway/lib/logging';
 import type { Redis } from '@gateway/lib/redis';
 import { EVERY_ORGANIZATION, type AllowanceChanges } from './changes';
 
-/** The store's scripts publish the organization id alone (quota/lua/add-credits.lua, set-spend-allowance.lua). */
-const announcement = z.guid();
+/**
+ * The store's scripts publish the organization id alone (quota/lua/add-credits.lua,
+ * set-spend-allowance.lua); a catalog change publishes EVERY_ORGANIZATION.
+ */
+const announcement = z.union([z.guid(), z.literal(EVERY_ORGANIZATION)]);
 
 export interface RedisAllowanceChanges extends AllowanceChanges {
   /** Settles once the subscription made at the last connection stands (or failed, which is logged). */

@@ -1,4 +1,4 @@
-import type { Catalog } from '@gateway/lib/catalog';
+import type { CatalogInForce } from './catalog-in-force';
 import { withLoadedCounters, type CounterDeps } from './counters';
 import { meterFor, type MeteredSubject } from './meter';
 import { periodOf, secondsUntilReset } from './period';
@@ -6,7 +6,7 @@ import { quotaSnapshot, type QuotaSnapshot } from './state';
 import { storeFailure } from './store-failure';
 
 export interface QuotaDeps extends CounterDeps {
-  catalog: Catalog;
+  catalog: CatalogInForce;
 }
 
 export interface QuotaCheck {
@@ -25,7 +25,7 @@ export type QuotaDecision =
  * legacy credentials always get their reservation, so they are counted.
  */
 export async function checkQuota(deps: QuotaDeps, check: QuotaCheck, holdTtlMs: number, now = new Date()): Promise<QuotaDecision> {
-  const rule = meterFor(check.subject, deps.catalog);
+  const rule = meterFor(check.subject, deps.catalog.current());
   const period = periodOf(now);
   const key = { organizationId: check.subject.organizationId, period: period.key };
   const outcome = await withLoadedCounters(deps, key, now, () =>
@@ -49,7 +49,7 @@ export async function checkQuota(deps: QuotaDeps, check: QuotaCheck, holdTtlMs: 
 
 /** The subject's quota now, without reserving anything. */
 export async function currentQuota(deps: QuotaDeps, subject: MeteredSubject, now = new Date()): Promise<QuotaSnapshot> {
-  const rule = meterFor(subject, deps.catalog);
+  const rule = meterFor(subject, deps.catalog.current());
   const period = periodOf(now);
   const key = { organizationId: subject.organizationId, period: period.key };
   const counters = await withLoadedCounters(deps, key, now, () => deps.quota.counters(key, rule.meter, now.getTime())).catch(storeFailure);

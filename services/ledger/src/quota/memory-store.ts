@@ -1,5 +1,5 @@
 import type { MeterName } from '@gateway/lib/catalog';
-import type { MemoryAllowanceChanges } from '../leases/changes';
+import { EVERY_ORGANIZATION, type MemoryAllowanceChanges } from '../leases/changes';
 import type { MemoryRecordQueue } from '../queue/memory-queue';
 import { counterExpiryMs } from './key-expiry';
 import type { Counters } from './state';
@@ -123,6 +123,11 @@ export class MemoryQuotaStore implements QuotaStore {
     if (state) state.credits += amount;
     this.changes.announce(key.organizationId);
     return Promise.resolve(state !== undefined);
+  }
+
+  announceEveryOrganization(): Promise<void> {
+    this.changes.announce(EVERY_ORGANIZATION);
+    return Promise.resolve();
   }
 
   /** Abandoned holds (and leases nobody renewed) give their amount back. */

@@ -1,5 +1,6 @@
 import type { MeterName } from '@gateway/lib/catalog';
 import type { Redis } from '@gateway/lib/redis';
+import { EVERY_ORGANIZATION } from '../leases/changes';
 import { requireConnected } from '../redis/availability';
 import type { LedgerKeys } from '../redis/keys';
 import { luaScript, runScript } from '../redis/scripts';
@@ -152,6 +153,11 @@ export class RedisQuotaStore implements QuotaStore {
   async addCredits(key: CounterKey, amount: bigint): Promise<boolean> {
     requireConnected(this.redis);
     return (await runScript(this.redis, scripts.addCredits, [this.keys.counters(key)], [amount.toString(), ...this.announcement(key)])) === 1;
+  }
+
+  async announceEveryOrganization(): Promise<void> {
+    requireConnected(this.redis);
+    await this.redis.publish(this.keys.allowanceChanges, EVERY_ORGANIZATION);
   }
 
   /** The channel and message that announce a change of the organization's allowance (leases/redis-changes.ts). */

@@ -129,4 +129,10 @@ export interface QuotaStore {
   setSpendAllowance(key: CounterKey, micros: bigint | null): Promise<boolean>;
   /** Adds purchased credits to a loaded period; false when it is not loaded. Announced to allowance-change watchers either way. */
   addCredits(key: CounterKey, amount: bigint): Promise<boolean>;
+  /**
+   * Announces to every allowance-change watcher, of every ledger process on
+   * the store, that any organization's allowance may have changed (a plan's
+   * limit in the catalog): every holder gives back its leases and asks anew.
+   */
+  announceEveryOrganization(): Promise<void>;
 }

@@ -32,7 +32,7 @@ export async function recordRequest(
   commitByMs: number | null,
   now = new Date(),
 ): Promise<RecordResult> {
-  const rule = meterFor(record.subject, deps.catalog);
+  const rule = meterFor(record.subject, deps.catalog.current());
   // A request counts in the period it reserved (or leased) in, else the one it started in.
   const admittedIn = record.reservationId?.period ?? record.leaseId?.period;
   const period = admittedIn ? periodFromKey(admittedIn) : periodOf(record.startedAt);

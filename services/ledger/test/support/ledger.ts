@@ -101,6 +101,8 @@ export interface LedgerSuite {
   database: TestDatabase;
   db: Database<LedgerDatabase>;
   prefix: string;
+  /** The suite's catalog file (the test catalog), which a test may change. */
+  catalogPath: string;
   start(env?: Record<string, string>, deadlineMs?: number): Promise<{ ledger: ServiceProcess; client: LedgerClient }>;
   close(): Promise<void>;
 }
@@ -116,6 +118,7 @@ export async function openLedgerSuite(label: string): Promise<LedgerSuite> {
     database,
     db,
     prefix,
+    catalogPath: catalog.path,
     start: async (env = {}, deadlineMs = 5000) => {
       const ledger = await startLedger({ databaseUrl: database.url, redisUrl: testRedisUrl(), prefix, catalogPath: catalog.path, env });
       processes.push(ledger);
