@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@gateway/lib/logging';
 import { createRedis, type Redis } from '@gateway/lib/redis';
 import { testRedisUrl } from '../../../test/support/databases';
-import { EVERY_ORGANIZATION } from '../src/leases/changes';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 import { redisAllowanceChanges } from '../src/leases/redis-changes';
 import { firstConnection } from '../src/redis/availability';
 import { ledgerKeys } from '../src/redis/keys';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 import type { MeterName } from '@gateway/lib/catalog';
 import type { PromiseClient } from '@gateway/lib/grpc';
 import type { Logger } from '@gateway/lib/logging';
@@ -24,9 +25,6 @@ export interface LeaseSettings {
   /** How `WatchLeases` is subscribed again after it ended or failed. */
   watch: Resubscribe;
 }
-
-/** A push of no organization in particular (WatchLeasesResponse): any may have changed unheard, so every lease is given back. */
-const EVERY_ORGANIZATION = '';
 
 export const DEFAULT_LEASE_TIMING = { tickMs: 100, safetyMarginMs: 1000, watch: { initialBackoffMs: 100, maxBackoffMs: 5000 } } as const;
 

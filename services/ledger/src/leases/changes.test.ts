@@ -1,4 +1,5 @@
-import { allowanceChangesUntil, EVERY_ORGANIZATION, MemoryAllowanceChanges } from './changes';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
+import { allowanceChangesUntil, MemoryAllowanceChanges } from './changes';
 
 describe('allowanceChangesUntil', () => {
   it('starts with every organization, passes announcements on in order, once for an organization announced again before it was read, and ends on abort', async () => {

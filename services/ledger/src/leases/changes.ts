@@ -1,9 +1,4 @@
-/**
- * Announced in place of an organization when any may have changed unheard:
- * WatchLeases sends it first on every stream, and a subscription that was
- * interrupted announces it once it is back. Its holder gives back every lease.
- */
-export const EVERY_ORGANIZATION = '';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 
 /**
  * Organizations whose allowance changed (credits granted, own spend allowance

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Logger } from '@gateway/lib/logging';
 import type { Redis } from '@gateway/lib/redis';
-import { EVERY_ORGANIZATION, type AllowanceChanges } from './changes';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
+import type { AllowanceChanges } from './changes';
 
 /**
  * The store's scripts publish the organization id alone (quota/lua/add-credits.lua,

@@ -1,5 +1,6 @@
 import type { MeterName } from '@gateway/lib/catalog';
-import { EVERY_ORGANIZATION, type MemoryAllowanceChanges } from '../leases/changes';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
+import type { MemoryAllowanceChanges } from '../leases/changes';
 import type { MemoryRecordQueue } from '../queue/memory-queue';
 import { counterExpiryMs } from './key-expiry';
 import type { Counters } from './state';

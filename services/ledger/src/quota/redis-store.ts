@@ -1,6 +1,6 @@
 import type { MeterName } from '@gateway/lib/catalog';
 import type { Redis } from '@gateway/lib/redis';
-import { EVERY_ORGANIZATION } from '../leases/changes';
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 import { requireConnected } from '../redis/availability';
 import type { LedgerKeys } from '../redis/keys';
 import { luaScript, runScript } from '../redis/scripts';
