@@ -11,7 +11,7 @@ export type CatalogInForce = Pick<Published<Catalog>, 'current'>;
  * edit, and a change of anything else (prices, models) moves no allowance,
  * so neither is what decides here.
  */
-export function meteringVersion(catalog: Catalog): string {
+function meteringVersion(catalog: Catalog): string {
   const plans = [...catalog.plans.values()].map((plan) => [
     plan.name,
     plan.meter,
