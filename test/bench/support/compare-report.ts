@@ -26,6 +26,8 @@ export interface Round {
 export interface ReportSettings {
   rate: number;
   streamRate: number;
+  /** Each contestant's warm-ups before the rounds, non-streamed (at `rate`) and streamed (at `streamRate`). */
+  warmUpSeconds: { json: number; stream: number };
   holdP99AddedMs: number;
   topRung: number;
   servedModel: string;
@@ -287,6 +289,7 @@ export function printReport(results: Round[], settings: ReportSettings): void {
       `The hot path's floor: what the design's hops cost with none of the gateway's code in them: ${settings.edgeReplicas} bare edge processes (node:http, the upstream over an undici Pool, one record on a bare gRPC stream, answered after it) and a bare ledger process (one Redis script: the organization's counter and a stream entry), on a Redis of its own.`,
     );
   if (settings.withEmbedded) console.log('Embedded: `npm start` as its own process (NODE_ENV=production, LOG_LEVEL info) against its built-in simulator; its added latency is over the upstream mock called directly.');
+  console.log(`Warm-up: each contestant ${settings.warmUpSeconds.json} s at ${settings.rate} req/s, then ${settings.warmUpSeconds.stream} s streamed at ${settings.streamRate} req/s, before the first round.`);
   console.log('"machine busy": all cores over the run\'s window; "others busy": the part of it no process of this benchmark used (other users of the machine).');
   const ran = (pick: (round: Round) => Map<ContestantName, unknown>) => results.some((round) => pick(round).size > 0);
   if (ran((round) => round.json)) {
