@@ -2,7 +2,7 @@ import type { Catalog } from '@gateway/lib/catalog';
 import { drainConfigShape, env } from '@gateway/lib/config';
 import { parseUsd } from '@gateway/lib/money';
 import { z } from 'zod';
-import type { GatewaySettings } from './gateway/deps';
+import type { GatewayCatalog, GatewaySettings } from './gateway/deps';
 import { DEFAULT_LEASE_TIMING, type LeaseSettings } from './gateway/leases';
 import { providerConfigShape } from './provider';
 
@@ -81,7 +81,7 @@ export const edgeConfigShape = {
   AGENT_DEADLINE_MS: env.positiveInt(10_000),
   /** Deadline of an agent chat, which waits for several model calls through the gateway. */
   AGENT_CHAT_DEADLINE_MS: env.positiveInt(180_000),
-  /** The model catalog: provider base URLs and the variables holding managed provider keys. */
+  /** The model catalog (providers' base URLs and key variables, models' limits, plans' meters); watched: a change applies from the next call. */
   CATALOG_PATH: z.string().optional(),
   /** AES-256-GCM key (64 hex characters) that BYOK provider keys are stored under; the auth service's SECRETS_KEY. */
   SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
@@ -141,25 +141,32 @@ export function settingsFrom(config: EdgeConfig): EdgeSettings {
 }
 
 /**
- * Gateway settings. A managed provider key is read from the variable the
- * catalog names for its provider (e.g. OPENAI_API_KEY); a provider with no
- * key set answers 503 naming it, rather than calling out unauthenticated.
+ * What the hot path reads of a catalog. A managed provider key is read from
+ * the variable the catalog names for its provider (e.g. OPENAI_API_KEY); a
+ * provider with no key set answers 503 naming it, rather than calling out
+ * unauthenticated.
  */
-export function gatewaySettingsFrom(
-  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'RECORD_DEADLINE_MS' | 'RECORD_ANSWER_GRACE_MS'>,
-  catalog: Pick<Catalog, 'providers' | 'models' | 'plans'>,
-  environment: NodeJS.ProcessEnv = process.env,
-): GatewaySettings {
+export function gatewayCatalogFrom(catalog: Pick<Catalog, 'providers' | 'models' | 'plans'>, environment: NodeJS.ProcessEnv = process.env): GatewayCatalog {
   const managedProviderKeys = new Map<string, string>();
   for (const [provider, { api_key_env }] of Object.entries(catalog.providers)) {
     const key = environment[api_key_env];
     if (key) managedProviderKeys.set(provider, key);
   }
   return {
-    managedProviderKeys,
-    secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
     models: catalog.models,
     planMeters: new Map([...catalog.plans.values()].map((plan) => [plan.name, plan.meter])),
+    managedProviderKeys,
+  };
+}
+
+/** Gateway settings, with the catalog in force (`catalog.current()`) for the hot path to read on every call. */
+export function gatewaySettingsFrom(
+  config: Pick<EdgeConfig, 'SECRETS_KEY' | 'RECORD_DEADLINE_MS' | 'RECORD_ANSWER_GRACE_MS'>,
+  catalog: GatewaySettings['catalog'],
+): GatewaySettings {
+  return {
+    catalog,
+    secretsKey: Buffer.from(config.SECRETS_KEY, 'hex'),
     recordTiming: { commitWithinMs: config.RECORD_DEADLINE_MS, answerGraceMs: config.RECORD_ANSWER_GRACE_MS },
   };
 }

@@ -1,5 +1,5 @@
 import { runService } from '@gateway/lib/service';
-import { edgeConfigShape, gatewaySettingsFrom, leaseSettingsFrom, settingsFrom } from './config';
+import { edgeConfigShape, gatewayCatalogFrom, gatewaySettingsFrom, leaseSettingsFrom, settingsFrom } from './config';
 
 /** The edge service as its own process (lib's runService: env, telemetry first, serve, drain on SIGTERM). */
 runService({
@@ -8,7 +8,7 @@ runService({
   async start(config, { logger }) {
     // Loaded after telemetry, so that their meters are the SDK's.
     const { createPromiseClient } = await import('@gateway/lib/grpc');
-    const { loadCatalog } = await import('@gateway/lib/catalog');
+    const { DEFAULT_CATALOG_PATH, loadCatalog, watchCatalogFile } = await import('@gateway/lib/catalog');
     const { AgentServiceService } = await import('@gateway/proto/gen/gateway/agent/v1/agent');
     const { AuthServiceService } = await import('@gateway/proto/gen/gateway/auth/v1/auth');
     const { LedgerServiceService } = await import('@gateway/proto/gen/gateway/ledger/v1/ledger');
@@ -36,8 +36,16 @@ runService({
     const ledger = client(LedgerServiceService, 'ledger', config.LEDGER_ADDRESS);
     const agent = createPromiseClient(AgentServiceService, { serviceName: 'agent', address: config.AGENT_ADDRESS, deadlineMs: config.AGENT_DEADLINE_MS, logger });
     const usage = createPromiseClient(UsageServiceService, { serviceName: 'usage', address: config.USAGE_ADDRESS, deadlineMs: config.USAGE_DEADLINE_MS, logger });
-    const catalog = loadCatalog(config.CATALOG_PATH);
+    const catalogPath = config.CATALOG_PATH ?? DEFAULT_CATALOG_PATH;
+    const catalog = loadCatalog(catalogPath);
     const provider = createProviderClient({ providers: catalog.providers, env: process.env, timeouts: providerTimeoutsFrom(config) });
+    let catalogInForce = gatewayCatalogFrom(catalog);
+    // As router, pricing and the ledger do: a changed catalog applies to the next call, without a restart.
+    const stopWatching = watchCatalogFile(catalogPath, logger, (next) => {
+      provider.useProviders(next.providers);
+      catalogInForce = gatewayCatalogFrom(next);
+      logger.info({ catalog: next.version }, 'catalog in force: models, plan meters and providers as the file now says');
+    });
     const leases = holdLeases({ ledger, logger, settings: leaseSettingsFrom(config) });
     // A plan change reaches the leases as it reaches the cached principals.
     const principals = startPrincipalCache(config, logger, leases.release);
@@ -51,7 +59,7 @@ runService({
       readiness,
       settings: settingsFrom(config),
       logger,
-      gateway: { router, routingPolicy, pricing, priceList, ledger, leases, provider, settings: gatewaySettingsFrom(config, catalog), principals: principals?.cache },
+      gateway: { router, routingPolicy, pricing, priceList, ledger, leases, provider, settings: gatewaySettingsFrom(config, { current: () => catalogInForce }), principals: principals?.cache },
       agent,
       usage,
     });
@@ -60,6 +68,7 @@ runService({
       port,
       stop: (graceMs) => edge.stop(graceMs),
       close: async () => {
+        stopWatching();
         principals?.close();
         priceList.stop();
         routingPolicy.stop();

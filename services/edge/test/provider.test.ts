@@ -296,6 +296,38 @@ describe('connections and keys', () => {
   });
 });
 
+describe('a changed catalog', () => {
+  const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 8);
+  /** Which simulator a call with `key` reached, by the key fingerprints each saw last. */
+  const reached = async (key: string) => {
+    const [first, second] = await Promise.all([simulatorStats(simulator), simulatorStats(slowStreams)]);
+    return { simulator: first.recentKeyFingerprints.at(-1) === fingerprint(key), slowStreams: second.recentKeyFingerprints.at(-1) === fingerprint(key) };
+  };
+
+  it("sends the next call to the provider's new base URL, and keeps the old one for a catalog it refuses", async () => {
+    const following = createProviderClient({ providers: { simulator: { base_url: `http://${simulator.address}/v1` } } });
+    clients.push(following);
+    const call = async (apiKey: string) => {
+      await following.complete(request({ messages: messages('hi') }, { apiKey }));
+      return reached(apiKey);
+    };
+    expect(await call('sk-before-0000000000000000000000000000')).toEqual({ simulator: true, slowStreams: false });
+
+    following.useProviders({ simulator: { base_url: `http://${slowStreams.address}/v1` } });
+    expect(await call('sk-after-00000000000000000000000000000')).toEqual({ simulator: false, slowStreams: true });
+
+    expect(() => following.useProviders({ simulator: { base_url: 'ftp://elsewhere/v1' } })).toThrow(/must be an http or https URL/);
+    expect(await call('sk-refused-000000000000000000000000000')).toEqual({ simulator: false, slowStreams: true });
+  });
+
+  it('answers a provider the catalog no longer has as unconfigured', async () => {
+    const following = createProviderClient({ providers: { simulator: { base_url: `http://${simulator.address}/v1` } } });
+    clients.push(following);
+    following.useProviders({ other: { base_url: `http://${simulator.address}/v1` } });
+    expect((await failure(following.complete(request({ messages: messages('hi') })))).message).toBe('No upstream is configured for provider simulator.');
+  });
+});
+
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -9,7 +9,7 @@ import { AUTH_SCHEMA, authMigrations, type AuthDatabase } from '@gateway/auth/db
 import { startAuthServer } from '@gateway/auth/server';
 import { inProcessInvalidator } from '@gateway/auth/invalidation';
 import { MemoryAttemptThrottle } from '@gateway/auth/throttle';
-import { gatewaySettingsFrom, leaseConfigShape, leaseSettingsFrom } from '@gateway/edge/config';
+import { gatewayCatalogFrom, gatewaySettingsFrom, leaseConfigShape, leaseSettingsFrom } from '@gateway/edge/config';
 import { holdLeases, type LeaseHolder } from '@gateway/edge/leases';
 import { createProviderClient } from '@gateway/edge/provider';
 import { grpcHealthProbe } from '@gateway/edge/readiness';
@@ -161,14 +161,15 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
   const routingPolicy = holdRoutingPolicy(clients.router, edgeLogger);
   const probes = { auth: grpcHealthProbe('auth', address(auth.grpc.port), RPC_DEADLINE_MS), router: grpcHealthProbe('router', address(router.grpc.port), RPC_DEADLINE_MS) };
   const readiness = [probes.auth, routingReadiness(probes.router, routingPolicy)];
+  const gatewayCatalog = gatewayCatalogFrom(catalog, providerEnvironment);
   const gatewaySettings = gatewaySettingsFrom(
     {
       SECRETS_KEY: secrets.secretsKey,
       RECORD_DEADLINE_MS: 250,
       RECORD_ANSWER_GRACE_MS: 2000,
     },
-    catalog,
-    providerEnvironment,
+    // The packaged catalog, for the process's life.
+    { current: () => gatewayCatalog },
   );
   const priceList = holdPriceList(clients.pricing, edgeLogger);
   const edgeLeases = holdLeases({ ledger: clients.ledger, logger: edgeLogger, settings: leaseSettingsFrom(loadConfig(leaseConfigShape, {})) });

@@ -4,7 +4,7 @@ import { formatUsd } from '@gateway/lib/money';
 import type { PriceBook } from '@gateway/lib/pricing';
 import { Meter, type QuotaState, type Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { checkQuota } from './backends';
-import type { GatewayDeps } from './deps';
+import type { GatewayCatalog, GatewayDeps } from './deps';
 
 /**
  * Admission by worst-case cost (docs/decisions.md#admission-and-allowance-leases): once the router has named
@@ -59,8 +59,14 @@ export function meterOf(planMeters: ReadonlyMap<string, MeterName>, subject: Sub
  * credentials, which are measured and never refused, with a reservation of
  * their own as before. A ledger that cannot be asked lets the call through.
  */
-export async function admitCall(deps: GatewayDeps, subject: Subject, requestId: string, worstCase: WorstCase): Promise<CallAdmission> {
-  const meter = deps.leases && subject.enforce ? meterOf(deps.settings.planMeters, subject) : undefined;
+export async function admitCall(
+  deps: GatewayDeps,
+  { planMeters }: Pick<GatewayCatalog, 'planMeters'>,
+  subject: Subject,
+  requestId: string,
+  worstCase: WorstCase,
+): Promise<CallAdmission> {
+  const meter = deps.leases && subject.enforce ? meterOf(planMeters, subject) : undefined;
   if (!deps.leases || !meter) {
     const checked = await checkQuota(deps.ledger, deps.logger, subject, requestId, worstCase.costMicros);
     if (checked.kind === 'unavailable') return { reservationId: '', quota: undefined };

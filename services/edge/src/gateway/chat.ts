@@ -78,8 +78,10 @@ async function servePrincipal(
     const routed = await routeCall(deps, routeRequestOf(body, principal));
     facts.route = routeFactsOf(routed);
     const upstreamBody = upstreamBodyOf(body, routed);
-    const worstCase = worstCaseFor(deps.settings.models, deps.priceList?.current(), routed.model, upstreamBody);
-    const admitted = await admitCall(deps, subjectOf(principal), facts.requestId, worstCase);
+    // One catalog for the whole call, even if the file changes while it runs.
+    const catalog = deps.settings.catalog.current();
+    const worstCase = worstCaseFor(catalog.models, deps.priceList?.current(), routed.model, upstreamBody);
+    const admitted = await admitCall(deps, catalog, subjectOf(principal), facts.requestId, worstCase);
     ({ reservationId, lease } = admitted);
     facts.quota = admitted.quota;
     if (admitted.refusedFor) throw quotaRefusal(admitted.quota, worstCase, admitted.refusedFor.retryAfterSeconds);
@@ -87,7 +89,7 @@ async function servePrincipal(
     const call: GatewayCall = { deps, req, res, principal, facts, body, reservationId, lease, startedAt, startedMs };
     const upstream: ProviderRequest = {
       provider: routed.provider,
-      apiKey: providerKeyFor(deps.settings, principal, routed.provider),
+      apiKey: providerKeyFor(deps.settings, catalog, principal, routed.provider),
       mode: modeName(principal),
       body: upstreamBody,
     };

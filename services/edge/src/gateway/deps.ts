@@ -11,13 +11,22 @@ import type { HeldPriceList } from './price-list';
 import type { HeldRoutingPolicy } from './routing-policy';
 import type { RecordTiming } from './backends';
 import type { PrincipalCache } from './principal-cache';
-import type { ProviderKeySettings } from './provider-keys';
 
-export interface GatewaySettings extends ProviderKeySettings {
+/** What the hot path reads of the model catalog. */
+export interface GatewayCatalog {
   /** The catalog's models: the served model's prices and limits bound what a call may cost before it runs. */
   models: ReadonlyMap<string, CatalogModel>;
   /** Each plan's meter: what a leased call needs (its worst case in dollars, or one request). */
   planMeters: ReadonlyMap<string, MeterName>;
+  /** Managed provider keys by catalog provider id, read from each provider's api_key_env. */
+  managedProviderKeys: ReadonlyMap<string, string>;
+}
+
+export interface GatewaySettings {
+  /** The catalog in force, read on every call: edge's main replaces it when the catalog file changes. */
+  catalog: { current(): GatewayCatalog };
+  /** Decrypts BYOK keys; the same AES-256-GCM key the auth service encrypts with. */
+  secretsKey: Buffer;
   /** How long the ledger may take to commit a record, and how long edge waits for its answer beyond that. */
   recordTiming: RecordTiming;
 }

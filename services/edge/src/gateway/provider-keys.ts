@@ -2,12 +2,7 @@ import { decryptSecret } from '@gateway/lib/cipher';
 import { DomainError } from '@gateway/lib/errors';
 import { InferenceMode, type Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 
-export interface ProviderKeySettings {
-  /** Managed provider keys by catalog provider id, read from each provider's api_key_env. */
-  managedProviderKeys: ReadonlyMap<string, string>;
-  /** Decrypts BYOK keys; the same AES-256-GCM key the auth service encrypts with. */
-  secretsKey: Buffer;
-}
+import type { GatewayCatalog, GatewaySettings } from './deps';
 
 /**
  * The provider key a call goes out with: the service's own for managed
@@ -15,10 +10,15 @@ export interface ProviderKeySettings {
  * BYOK. The ciphertext is bound to its agent record (associated data), so a
  * key copied onto another record does not decrypt.
  */
-export function providerKeyFor(settings: ProviderKeySettings, principal: Principal, provider: string): string {
+export function providerKeyFor(
+  { secretsKey }: Pick<GatewaySettings, 'secretsKey'>,
+  { managedProviderKeys }: Pick<GatewayCatalog, 'managedProviderKeys'>,
+  principal: Principal,
+  provider: string,
+): string {
   if (principal.mode === InferenceMode.INFERENCE_MODE_BYOK) {
     try {
-      return decryptSecret(principal.providerKeyCiphertext, settings.secretsKey, principal.agentId);
+      return decryptSecret(principal.providerKeyCiphertext, secretsKey, principal.agentId);
     } catch (cause) {
       throw new DomainError('internal', 'The stored provider key of this agent cannot be read. Set it again with aiApiKey.', {
         cause,
@@ -26,7 +26,7 @@ export function providerKeyFor(settings: ProviderKeySettings, principal: Princip
       });
     }
   }
-  const key = settings.managedProviderKeys.get(provider);
+  const key = managedProviderKeys.get(provider);
   if (key === undefined) {
     throw new DomainError('unavailable', `The gateway has no key configured for provider "${provider}".`, {
       internalReason: `managed key missing for ${provider}`,

@@ -95,6 +95,12 @@ export interface ProviderClient {
   complete(request: ProviderRequest): Promise<CompletionResult>;
   /** A streamed completion; resolves once the upstream accepted it (status 2xx and headers). */
   stream(request: ProviderRequest): Promise<ProviderStream>;
+  /**
+   * Follows a changed catalog: calls from now on go where its providers say. A
+   * pool no provider uses any more closes once its calls in flight are done.
+   * Throws (changing nothing) when a base URL is invalid.
+   */
+  useProviders(providers: ProviderClientOptions['providers']): void;
   /** Closes every pool once the calls in flight are done. */
   close(): Promise<void>;
 }
@@ -226,21 +232,25 @@ class UpstreamStream implements ProviderStream {
 /** The adapter, every call of which is a span of the request's trace (provider/tracing.ts). */
 export function createProviderClient(options: ProviderClientOptions): ProviderClient {
   const timeouts: ProviderTimeouts = { ...DEFAULT_PROVIDER_TIMEOUTS, ...options.timeouts };
+  // Changed in place by useProviders: the tracing wrapper reads the same map.
   const upstreams = resolveUpstreams(options.providers, options.env);
   const pools = new Map<string, Pool>();
-  for (const { origin } of upstreams.values()) {
-    if (pools.has(origin)) continue;
-    pools.set(
-      origin,
-      new Pool(origin, {
-        connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
-        pipelining: 1,
-        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-        keepAliveMaxTimeout: KEEP_ALIVE_MAX_TIMEOUT_MS,
-        connect: { timeout: timeouts.connectMs },
-      }),
-    );
-  }
+  const openPools = () => {
+    for (const { origin } of upstreams.values()) {
+      if (pools.has(origin)) continue;
+      pools.set(
+        origin,
+        new Pool(origin, {
+          connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+          pipelining: 1,
+          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+          keepAliveMaxTimeout: KEEP_ALIVE_MAX_TIMEOUT_MS,
+          connect: { timeout: timeouts.connectMs },
+        }),
+      );
+    }
+  };
+  openPools();
 
   // Whole answers are timed to their last byte, streams to their response headers.
   const durations = durationHistogram('edge.provider.duration', 'Time for a model provider to answer (a stream: to its response headers), by provider, mode and error class.');
@@ -331,6 +341,20 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       return new UpstreamStream(response.statusCode, clientOptions?.include_usage === true, response.body, (error) =>
         failure(error, request.signal, context, timeouts.streamIdleMs, false),
       );
+    },
+
+    useProviders(providers) {
+      const next = resolveUpstreams(providers, options.env);
+      upstreams.clear();
+      for (const [provider, upstream] of next) upstreams.set(provider, upstream);
+      openPools();
+      const inUse = new Set([...next.values()].map(({ origin }) => origin));
+      for (const [origin, pool] of pools) {
+        if (inUse.has(origin)) continue;
+        pools.delete(origin);
+        // A call takes its pool and starts its request in one step (route, then pool.request), so none starts on a closed pool.
+        void pool.close();
+      }
     },
 
     async close() {

@@ -213,6 +213,7 @@ export function traceProviderCalls(client: ProviderClient, upstreams: ReadonlyMa
         throw error;
       }
     },
+    useProviders: (providers) => client.useProviders(providers),
     close: () => client.close(),
   };
 }

@@ -112,8 +112,19 @@ export function unusedGateway(): GatewayBackends {
     router: unexpectedClient('router', RouterServiceService),
     pricing: unexpectedClient('pricing', PricingServiceService),
     ledger: unexpectedClient('ledger', LedgerServiceService),
-    provider: { complete: unexpected, stream: unexpected, close: () => Promise.resolve() },
-    settings: { managedProviderKeys: new Map(), secretsKey: Buffer.alloc(32), models: new Map(), planMeters: new Map(), recordTiming: { commitWithinMs: 100, answerGraceMs: 100 } },
+    provider: {
+      complete: unexpected,
+      stream: unexpected,
+      useProviders: () => {
+        throw new Error('unexpected change of providers');
+      },
+      close: () => Promise.resolve(),
+    },
+    settings: {
+      catalog: { current: () => ({ models: new Map(), planMeters: new Map(), managedProviderKeys: new Map() }) },
+      secretsKey: Buffer.alloc(32),
+      recordTiming: { commitWithinMs: 100, answerGraceMs: 100 },
+    },
   };
 }
 
