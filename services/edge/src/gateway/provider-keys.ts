@@ -1,7 +1,6 @@
 import { decryptSecret } from '@gateway/lib/cipher';
 import { DomainError } from '@gateway/lib/errors';
 import { InferenceMode, type Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
-
 import type { GatewayCatalog, GatewaySettings } from './deps';
 
 /**
