@@ -41,6 +41,17 @@ const ask = (content = 'What is a lighthouse?', caller = client) => caller.chat.
 const freshClient = async () => e2e.client((await e2e.seed({ plan: 'simulated' })).key);
 const chatCount = async () => (await simulatorStats(e2e.stack.simulatorUrl)).requests.chatCompletions;
 
+/**
+ * After a ledger restart edge opens its WatchLeases stream again on its backoff, and the
+ * stream's first push tells every lease held to ask anew: a test that needs a lease to
+ * stay put takes it once the stream is open.
+ */
+const leasePushesOpen = () =>
+  eventually(
+    async () => (total((await scrape(e2e.stack.services.ledger.metricsPort)).samples, 'ledger_lease_watchers') >= 1 ? true : undefined),
+    "edge's lease pushes stream open on the ledger",
+  );
+
 /** After a restart the gateway's channel reconnects on its own; the first call or two may still find it down. */
 function recovered(probe: (headers: Headers) => boolean, what: string) {
   return eventually(async () => {
@@ -108,6 +119,7 @@ describe('with a backend down', () => {
   });
 
   it('keeps admitting within a lease it holds while the ledger is down, with the counters of the lease answer', async () => {
+    await leasePushesOpen();
     const caller = await freshClient();
     // A first call leases a slice of the allowance; the next is admitted within it without asking the ledger.
     expect((await ask(undefined, caller)).response.headers.get('x-service-metered')).toBe('true');
