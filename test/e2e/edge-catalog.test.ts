@@ -44,18 +44,19 @@ it('bounds a call by the output maximum its catalog now gives the model, without
   expect(e2e.stack.services.edge.pid).toBe(edgePid);
 });
 
-it("calls a provider with the key its catalog now names, and says when that key is not set", async () => {
+it('calls a provider with the key its catalog now names, and says when that key is not set', async () => {
   const caller: OpenAI = e2e.client((await e2e.seed({ plan: 'simulated' })).key);
   const simulator = catalog.providers.simulator;
   if (!simulator) throw new Error('the test catalog has the simulator provider');
   writeEdgeCatalog({ ...catalog, providers: { ...catalog.providers, simulator: { ...simulator, api_key_env: 'E2E_UNSET_SIMULATOR_KEY' } } });
-  const refused = await eventually(async () => {
-    const outcome = await caller.chat.completions.create(poem).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    return outcome;
-  }, 'a refusal for the unset key');
+  const refused = await eventually(
+    () =>
+      caller.chat.completions.create(poem).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    'a refusal for the unset key',
+  );
   expect(expectApiError(refused, 503, 'internal').body.message).toBe('The gateway has no key configured for provider "simulator".');
 
   writeEdgeCatalog(catalog);
