@@ -4,10 +4,15 @@
  * of `npm run bench:compare -- --profile edge`). Prints the functions with
  * the most self time and the same time summed by package (a node_modules
  * package, Node's own internals, or a workspace of this repository), so a
- * cost spread thin over one library's many functions shows too.
+ * cost spread thin over one library's many functions shows too, and the
+ * functions with the most total time (their own and their callees'): what a
+ * step of a request costs in the running process, which a loop measuring the
+ * same function alone does not tell (docs/performance.md). Divide a total by
+ * the requests the profile's window served for its cost per request.
  *
  * Options: --skip-seconds N (leave out the first N seconds of each profile:
- * start-up and warm-up), --top N (functions listed, default 30).
+ * start-up and warm-up), --top N (functions listed, default 30), --match TEXT
+ * (the total-time table lists only functions whose name or file holds TEXT).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,6 +25,7 @@ const profileSchema = z.object({
     z.object({
       id: z.number(),
       callFrame: z.object({ functionName: z.string(), url: z.string(), lineNumber: z.number() }),
+      children: z.array(z.number()).optional(),
     }),
   ),
   startTime: z.number(),
@@ -29,7 +35,7 @@ const profileSchema = z.object({
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'skip-seconds': { type: 'string' }, top: { type: 'string' } },
+  options: { 'skip-seconds': { type: 'string' }, top: { type: 'string' }, match: { type: 'string' } },
 });
 const skipMicros = z.coerce.number().min(0).default(0).parse(values['skip-seconds']) * 1e6;
 const top = z.coerce.number().int().positive().default(30).parse(values.top);
@@ -58,6 +64,10 @@ function packageOf(url: string): string {
   return relative(REPO_ROOT, url.replace(/^file:\/\//, '')).split('/').slice(0, 2).join('/');
 }
 
+function functionLabel(frame: { functionName: string; url: string; lineNumber: number }): string {
+  return `${frame.functionName || '(anonymous)'}  ${place(frame.url, frame.lineNumber)}`;
+}
+
 function place(url: string, line: number): string {
   const path = url.includes('node_modules/') ? url.slice(url.lastIndexOf('node_modules/') + 'node_modules/'.length) : relative(REPO_ROOT, url.replace(/^file:\/\//, ''));
   return url === '' ? '' : `${path}:${line + 1}`;
@@ -66,7 +76,9 @@ function place(url: string, line: number): string {
 for (const file of files) {
   const profile = profileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const parents = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id] as const)));
   const byFunction = new Map<string, number>();
+  const totalByFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
   let elapsed = 0;
   let busy = 0;
@@ -82,18 +94,28 @@ for (const file of files) {
       return;
     }
     busy += delta;
-    const name = `${frame.functionName || '(anonymous)'}  ${place(frame.url, frame.lineNumber)}`;
+    const name = functionLabel(frame);
     byFunction.set(name, (byFunction.get(name) ?? 0) + delta);
+    // Every function on the sampled stack spent this time, once each however deep it recursed.
+    const onStack = new Set<string>();
+    for (let id: number | undefined = nodeId; id !== undefined; id = parents.get(id)) {
+      const caller = frames.get(id);
+      if (caller && caller.functionName !== '(root)') onStack.add(functionLabel(caller));
+    }
+    for (const caller of onStack) totalByFunction.set(caller, (totalByFunction.get(caller) ?? 0) + delta);
     const owner = frame.url === '' ? frame.functionName : packageOf(frame.url);
     byPackage.set(owner, (byPackage.get(owner) ?? 0) + delta);
   });
   const share = (micros: number) => `${((micros / Math.max(1, busy)) * 100).toFixed(1)}%`;
-  const rows = (map: Map<string, number>, count: number) =>
+  const rows = (map: Map<string, number>, count: number, column = 'self ms') =>
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, count)
-      .map(([name, micros]) => ({ 'self ms': Math.round(micros / 1000), share: share(micros), name }));
+      .map(([name, micros]) => ({ [column]: Math.round(micros / 1000), share: share(micros), name }));
   console.log(`\n${relative(process.cwd(), file)}: ${(busy / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle (after the first ${skipMicros / 1e6} s)`);
   console.table(rows(byPackage, 20));
   console.table(rows(byFunction, top));
+  const match = values.match;
+  const totals = match === undefined ? totalByFunction : new Map([...totalByFunction].filter(([name]) => name.includes(match)));
+  console.table(rows(totals, top, 'total ms'));
 }
