@@ -76,6 +76,8 @@ function place(url: string, line: number): string {
 for (const file of files) {
   const profile = profileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  // Each node's label once: every sample's whole stack is walked for the totals below.
+  const labels = new Map(profile.nodes.map((node) => [node.id, functionLabel(node.callFrame)]));
   const parents = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id] as const)));
   const byFunction = new Map<string, number>();
   const totalByFunction = new Map<string, number>();
@@ -94,13 +96,13 @@ for (const file of files) {
       return;
     }
     busy += delta;
-    const name = functionLabel(frame);
+    const name = labels.get(nodeId) ?? '';
     byFunction.set(name, (byFunction.get(name) ?? 0) + delta);
     // Every function on the sampled stack spent this time, once each however deep it recursed.
     const onStack = new Set<string>();
     for (let id: number | undefined = nodeId; id !== undefined; id = parents.get(id)) {
-      const caller = frames.get(id);
-      if (caller && caller.functionName !== '(root)') onStack.add(functionLabel(caller));
+      const label = labels.get(id);
+      if (label !== undefined && frames.get(id)?.functionName !== '(root)') onStack.add(label);
     }
     for (const caller of onStack) totalByFunction.set(caller, (totalByFunction.get(caller) ?? 0) + delta);
     const owner = frame.url === '' ? frame.functionName : packageOf(frame.url);
