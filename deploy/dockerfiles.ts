@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { agentConfigShape } from '@gateway/agent/config';
@@ -31,6 +31,15 @@ const SHAPES: Readonly<Record<string, z.ZodRawShape>> = {
 export const NODE_IMAGE = 'node:20.20.2-bookworm-slim';
 
 /**
+ * The packages patches/ fixes (patch-package names a patch
+ * `@scope+name+version.patch`). The images install with scripts off, so the
+ * build stage applies the patches and the image takes those packages from it.
+ */
+const PATCHED_PACKAGES = readdirSync(join(REPO_ROOT, 'patches'))
+  .filter((file) => file.endsWith('.patch'))
+  .map((file) => file.slice(0, -'.patch'.length).split('+').slice(0, -1).join('/'));
+
+/**
  * Static files a service serves, built by another workspace in the build
  * stage (which holds every dev dependency, the bundlers among them) and
  * copied into the image at the path the service reads them from.
@@ -53,6 +62,7 @@ export function dockerfile(service: string): string {
   const assets = STATIC_ASSETS[service] ?? [];
   const buildAssets = assets.map(({ workspace }) => `\nRUN npm run build --workspace ${workspace}`).join('');
   const copyAssets = assets.map(({ output }) => `\nCOPY --from=build /src/${output} ${output}`).join('');
+  const copyPatched = ['# The patched dependencies, as the build stage left them.', ...PATCHED_PACKAGES.map((name) => `COPY --from=build /src/node_modules/${name} node_modules/${name}`)].join('\n');
   const command = ['node', ...SERVICE_NODE_FLAGS, compiledEntry(service)].map((part) => JSON.stringify(part)).join(', ');
   return `# syntax=docker/dockerfile:1
 # gateway/${service}: compiled JavaScript on Node, with this service's production
@@ -74,6 +84,9 @@ WORKDIR /src
 COPY --from=manifests /manifests/ ./
 COPY package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
+# The fixes to dependencies that patches/ holds (docs/decisions.md says why each).
+COPY patches patches
+RUN npx patch-package
 COPY tsconfig.base.json ./
 COPY proto/gen proto/gen
 COPY services services
@@ -89,6 +102,7 @@ COPY --from=manifests /manifests/ ./
 COPY package-lock.json .npmrc ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --workspace=@gateway/${service} \\
  && rm -rf node_modules/@gateway && npm cache clean --force
+${copyPatched}
 
 FROM \${NODE_IMAGE}
 ENV NODE_ENV=production

@@ -65,7 +65,12 @@ export interface ClientOptions {
    * outage reporter). Its callers then need not log those failures per call.
    */
   logger?: OutageLogger;
+  /** How often an open connection is pinged to tell a peer that vanished without closing it; KEEPALIVE_MS unless set. */
+  keepaliveMs?: number;
 }
+
+/** A connection whose peer is gone is found within this plus grpc-js's 20 s ping timeout. */
+export const KEEPALIVE_MS = 30_000;
 
 /**
  * One call to each address in turn, over a connection per address, instead
@@ -113,12 +118,12 @@ export const RECONNECT_CHANNEL_OPTIONS = {
  */
 export function createPromiseClient<D extends RpcServiceDefinition>(
   definition: D,
-  { serviceName, address, deadlineMs, logger }: ClientOptions,
+  { serviceName, address, deadlineMs, logger, keepaliveMs = KEEPALIVE_MS }: ClientOptions,
 ): PromiseClient<D> {
   const outages = logger ? outageReporter(logger, serviceName) : undefined;
   const Constructor = makeGenericClientConstructor(definition as unknown as ServiceDefinition, serviceName);
   const client = new Constructor(address, credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_time_ms': keepaliveMs,
     'grpc.service_config': ROUND_ROBIN,
     ...RECONNECT_CHANNEL_OPTIONS,
     // Channelz statistics cost time on every call and nothing here reads them.

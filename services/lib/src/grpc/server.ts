@@ -167,6 +167,8 @@ export function rpcService<D extends RpcServiceDefinition>(
 export interface GrpcServerOptions {
   host?: string;
   port: number;
+  /** How long a connection serves new calls before the server ends it; MAX_CONNECTION_AGE_MS unless set. */
+  maxConnectionAgeMs?: number;
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
   health: HealthImplementation;
 }
@@ -182,17 +184,25 @@ export interface RunningGrpcServer {
 /**
  * A client resolving a headless Service by DNS learns of new pods only when
  * it resolves again, which grpc-js does when a connection ends: ending each
- * connection after this long (the client reconnects at once, calls in
- * flight finish) lets the pods a scale-up adds take their share within it.
+ * connection after this long (a GOAWAY: the client reconnects at once, calls
+ * in flight finish on the old connection) lets the pods a scale-up adds take
+ * their share within it. That the calls in flight do finish takes the fix
+ * in patches/ to grpc-js (docs/decisions.md, "Connections that end").
  */
-const MAX_CONNECTION_AGE_MS = 60_000;
+export const MAX_CONNECTION_AGE_MS = 60_000;
 
-export async function startGrpcServer({ host = '127.0.0.1', port, services, health }: GrpcServerOptions): Promise<RunningGrpcServer> {
+export async function startGrpcServer({
+  host = '127.0.0.1',
+  port,
+  services,
+  health,
+  maxConnectionAgeMs = MAX_CONNECTION_AGE_MS,
+}: GrpcServerOptions): Promise<RunningGrpcServer> {
   const server = new Server({
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     // Channelz statistics cost time on every call and nothing here reads them.
     'grpc.enable_channelz': 0,
-    'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_ms': maxConnectionAgeMs,
   });
   for (const { definition, implementation } of services) server.addService(definition, implementation);
   health.addToServer(server);
@@ -231,7 +241,7 @@ export interface ServeOptions<D extends RpcServiceDefinition> {
   handlers: ServiceHandlers<D>;
   /** What must answer for the service to report SERVING. */
   dependencyChecks: DependencyCheck[];
-  listen: { host: string; port: number };
+  listen: Pick<GrpcServerOptions, 'host' | 'port' | 'maxConnectionAgeMs'>;
   logger: Logger;
 }
 
