@@ -11,9 +11,21 @@ export interface Resubscribe {
   /** The first wait before subscribing again after the stream ended or failed; it doubles up to maxBackoffMs. */
   initialBackoffMs: number;
   maxBackoffMs: number;
+  /** How long one stream is followed before it is replaced by a new one (at once, no backoff); default DEFAULT_STREAM_AGE_MS. */
+  maxStreamAgeMs?: number;
 }
 
-export const DEFAULT_RESUBSCRIBE: Resubscribe = { initialBackoffMs: 100, maxBackoffMs: 5000 };
+/**
+ * A server ends each connection after a while (lib's grpc server.ts), so
+ * that clients reach the pods a scale-up adds; the calls on it finish on it,
+ * but the client no longer pings a connection it has stopped using, so a
+ * peer that vanished without closing it would leave a stream on it hanging.
+ * Replacing the stream this often bounds that; the new one takes a live
+ * connection. It also moves long-lived streams onto new pods.
+ */
+export const DEFAULT_STREAM_AGE_MS = 60_000;
+
+export const DEFAULT_RESUBSCRIBE: Resubscribe = { initialBackoffMs: 100, maxBackoffMs: 5000, maxStreamAgeMs: DEFAULT_STREAM_AGE_MS };
 
 export interface Subscription<M, T> {
   /** Names the value in logs (`price_list`, `routing_policy`). */
@@ -38,11 +50,12 @@ export interface StreamFollower<M> {
 /**
  * Keeps a backend's stream open until stopped: opened again after it ends
  * or fails, with a backoff that doubles from initialBackoffMs and starts over
- * once a message arrives.
+ * once a message arrives, and replaced by a new one at once when it has been
+ * open maxStreamAgeMs.
  */
 export function followStream<M>(
   { subscribe, onMessage, onFailure }: StreamFollower<M>,
-  { initialBackoffMs, maxBackoffMs }: Resubscribe = DEFAULT_RESUBSCRIBE,
+  { initialBackoffMs, maxBackoffMs, maxStreamAgeMs = DEFAULT_STREAM_AGE_MS }: Resubscribe = DEFAULT_RESUBSCRIBE,
 ): { stop(): void } {
   const stopped = new AbortController();
   let backoffMs = initialBackoffMs;
@@ -59,15 +72,23 @@ export function followStream<M>(
 
   const run = async () => {
     while (!stopped.signal.aborted) {
+      const stream = new AbortController();
+      const end = () => stream.abort();
+      stopped.signal.addEventListener('abort', end, { once: true });
+      const replaceWhenOld = setTimeout(end, maxStreamAgeMs);
       try {
-        for await (const message of subscribe(stopped.signal)) {
+        for await (const message of subscribe(stream.signal)) {
           onMessage(message);
           backoffMs = initialBackoffMs;
         }
       } catch (error) {
-        if (!stopped.signal.aborted) onFailure(error);
+        if (!stream.signal.aborted) onFailure(error);
+      } finally {
+        clearTimeout(replaceWhenOld);
+        stopped.signal.removeEventListener('abort', end);
       }
       if (stopped.signal.aborted) return;
+      if (stream.signal.aborted) continue;
       await pause(backoffMs);
       backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
     }
