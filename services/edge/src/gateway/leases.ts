@@ -26,7 +26,18 @@ export interface LeaseSettings {
   watch: Resubscribe;
 }
 
-export const DEFAULT_LEASE_TIMING = { tickMs: 100, safetyMarginMs: 1000, watch: { initialBackoffMs: 100, maxBackoffMs: 5000 } } as const;
+/**
+ * Each new `WatchLeases` stream starts with the push for every organization, which has every
+ * subject's next call ask the ledger again, so this stream is replaced only every five minutes
+ * (lib's published/held.ts says why streams are replaced at all).
+ */
+const LEASE_PUSHES_STREAM_AGE_MS = 5 * 60_000;
+
+export const DEFAULT_LEASE_TIMING = {
+  tickMs: 100,
+  safetyMarginMs: 1000,
+  watch: { initialBackoffMs: 100, maxBackoffMs: 5000, maxStreamAgeMs: LEASE_PUSHES_STREAM_AGE_MS },
+} as const;
 
 /** What admission decided for one call. */
 export type Admission =
