@@ -59,9 +59,10 @@ type Row = Record<string, unknown>;
  * `INSERT INTO <table> (<columns>) SELECT <columns> FROM jsonb_populate_recordset(...)`:
  * the batch's rows go to Postgres as one JSON parameter, which Postgres reads
  * into the table's own column types, rather than as a bound parameter per
- * column and row (23 × a batch of up to 500). Building and binding those
- * took the ledger's event loop several milliseconds per batch at 200 req/s,
- * in stretches during which no record was answered (docs/performance.md).
+ * column and row (23 × a batch of up to 500). Building and binding those was
+ * half of the writer's time on the ledger's event loop, in which no record is
+ * answered (a profile at 200 req/s: 6.5 ms a batch before, 3.3 after;
+ * docs/performance.md, "The latest run").
  * A value Postgres refuses fails the statement as any insert would
  * (a NUL byte in text: SQLSTATE 22P05), which isolate-refused.ts relies on.
  */
