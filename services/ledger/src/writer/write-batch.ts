@@ -66,10 +66,11 @@ type Row = Record<string, unknown>;
  * A value Postgres refuses fails the statement as any insert would
  * (a NUL byte in text: SQLSTATE 22P05), which isolate-refused.ts relies on.
  */
-function insertRows(table: keyof LedgerDatabase, rows: [Row, ...Row[]], conflictColumn: string): RawBuilder<unknown> {
+function insertRows(table: keyof LedgerDatabase, rows: readonly Row[]): RawBuilder<unknown> {
   const target = sql.table(`${LEDGER_SCHEMA}.${table}`);
-  const list = sql.join(Object.keys(rows[0]).map((column) => sql.ref(column)));
-  return sql`INSERT INTO ${target} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${target}, ${JSON.stringify(rows)}::jsonb) ON CONFLICT (${sql.ref(conflictColumn)}) DO NOTHING`;
+  // Every row of a table has the same keys (traceRow, entryRow): the columns are the first row's.
+  const list = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
+  return sql`INSERT INTO ${target} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${target}, ${JSON.stringify(rows)}::jsonb) ON CONFLICT (request_id) DO NOTHING`;
 }
 
 /**
@@ -79,13 +80,10 @@ function insertRows(table: keyof LedgerDatabase, rows: [Row, ...Row[]], conflict
  * changes nothing.
  */
 export async function writeRecords(db: Kysely<LedgerDatabase>, records: WritableRecord[], now: Date): Promise<void> {
-  const [first, ...rest] = records;
-  if (first === undefined) return;
-  const traces: [Row, ...Row[]] = [traceRow(first.payload), ...rest.map(({ payload }) => traceRow(payload))];
-  const entries: [Row, ...Row[]] = [entryRow(first), ...rest.map(entryRow)];
+  if (records.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    await insertRows('traces', traces, 'request_id').execute(trx);
-    const inserted = await sql<{ organization_id: string; credits_used: number }>`${insertRows('ledger_entries', entries, 'request_id')} RETURNING organization_id, credits_used`.execute(trx);
+    await insertRows('traces', records.map(({ payload }) => traceRow(payload))).execute(trx);
+    const inserted = await sql<{ organization_id: string; credits_used: number }>`${insertRows('ledger_entries', records.map(entryRow))} RETURNING organization_id, credits_used`.execute(trx);
     const creditsByOrganization = new Map<string, number>();
     for (const { organization_id, credits_used } of inserted.rows) {
       if (credits_used > 0) creditsByOrganization.set(organization_id, (creditsByOrganization.get(organization_id) ?? 0) + credits_used);

@@ -70,7 +70,7 @@ export interface ClientOptions {
 }
 
 /** A connection whose peer is gone is found within this plus grpc-js's 20 s ping timeout. */
-export const KEEPALIVE_MS = 30_000;
+const KEEPALIVE_MS = 30_000;
 
 /**
  * One call to each address in turn, over a connection per address, instead

@@ -189,7 +189,7 @@ export interface RunningGrpcServer {
  * their share within it. That the calls in flight do finish takes the fix
  * in patches/ to grpc-js (docs/decisions.md, "Connections that end").
  */
-export const MAX_CONNECTION_AGE_MS = 60_000;
+const MAX_CONNECTION_AGE_MS = 60_000;
 
 export async function startGrpcServer({
   host = '127.0.0.1',

@@ -23,7 +23,7 @@ export interface Resubscribe {
  * Replacing the stream this often bounds that; the new one takes a live
  * connection. It also moves long-lived streams onto new pods.
  */
-export const DEFAULT_STREAM_AGE_MS = 60_000;
+const DEFAULT_STREAM_AGE_MS = 60_000;
 
 export const DEFAULT_RESUBSCRIBE: Resubscribe = { initialBackoffMs: 100, maxBackoffMs: 5000, maxStreamAgeMs: DEFAULT_STREAM_AGE_MS };
 
