@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Principal } from '@gateway/proto/gen/gateway/auth/v1/auth';
 
 export interface PrincipalCacheSettings {
@@ -39,7 +39,8 @@ export class PrincipalCache {
 
   /** The key of a credential as presented, with the agent id that came with it (the platform agent secret). */
   static keyOf(credential: string, agentId: string): string {
-    return `${createHash('sha256').update(credential).digest('hex')}:${agentId}`;
+    // The one-shot hash: every request computes it, and it builds no Hash object to throw away.
+    return `${hash('sha256', credential, 'hex')}:${agentId}`;
   }
 
   get(key: string): Principal | undefined {
