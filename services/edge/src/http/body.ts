@@ -68,7 +68,8 @@ function fromBodyParserError(error: BodyParserError, limitBytes: number): Domain
 const requireJsonBody: PlainHandler = (req, _res, next) => {
   // Clients send `content-length: 0` with an empty POST; that is no body at all.
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !typeis(req, ['application/json'])) {
+  // The exact value the SDKs send needs no parsing; type-is parses the media type (about 0.01 ms a request on the hot path).
+  if (hasBody && req.headers['content-type'] !== 'application/json' && !typeis(req, ['application/json'])) {
     throw new DomainError('validation', 'Invalid request: send the body as JSON (Content-Type: application/json).', {
       field: 'content-type',
     });
