@@ -86,7 +86,8 @@ export async function priceCall(
 
 function priceLocally(book: PriceBook, input: PriceInput): PriceFacts {
   const result = priceRequest(book, { ...input, inputTokens: BigInt(input.inputTokens), outputTokens: BigInt(input.outputTokens) });
-  return { ...result, priceListVersion: book.version };
+  // Not `{ ...result, priceListVersion }`: see gatewayHeaders (headers.ts) for why a spread given new keys is avoided per request.
+  return Object.assign(result, { priceListVersion: book.version });
 }
 
 async function askPricing(pricing: PromiseClient<typeof PricingServiceService>, input: PriceInput): Promise<PriceFacts> {
@@ -144,7 +145,8 @@ export async function recordCall(
   { commitWithinMs, answerGraceMs }: RecordTiming,
 ): Promise<RecordOutcome> {
   try {
-    const answer = await ledger.streamRecords({ ...record, commitWithinMs }, { deadlineMs: commitWithinMs + answerGraceMs });
+    // Object.assign rather than a spread given a new key: see gatewayHeaders (headers.ts).
+    const answer = await ledger.streamRecords(Object.assign({}, record, { commitWithinMs }), { deadlineMs: commitWithinMs + answerGraceMs });
     return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
     logDegraded(logger, error, 'ledger record failed: response is unmetered');
