@@ -17,7 +17,8 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   res.once('close', () => {
     if (!res.writableFinished) clientGone.abort(new DomainError('validation', 'The client closed the connection.'));
   });
-  const stream = await deps.provider.stream({ ...upstream, signal: clientGone.signal });
+  // Object.assign rather than a spread given a new key: see gatewayHeaders (headers.ts).
+  const stream = await deps.provider.stream(Object.assign({}, upstream, { signal: clientGone.signal }));
 
   res.statusCode = 200;
   // Only what is known now; the outcome headers the handler wrote so far follow as trailers instead.

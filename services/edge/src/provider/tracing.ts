@@ -200,9 +200,11 @@ export function traceProviderCalls(client: ProviderClient, upstreams: ReadonlyMa
         span.end();
         return result;
       }
-      span.setAttributes({ ...responseAttributes(result.json), ...usageAttributes(result.usage) });
+      // Set one after the other and merged with Object.assign, not spread into new objects: see gatewayHeaders (gateway/headers.ts).
+      span.setAttributes(responseAttributes(result.json));
+      span.setAttributes(usageAttributes(result.usage));
       const pending = new PendingSpan(span);
-      return { ...result, recordCost: (cost) => pending.recordCost(cost) };
+      return Object.assign({}, result, { recordCost: (cost: CallCost | undefined) => pending.recordCost(cost) });
     },
     async stream(request) {
       const span = start(request, true);
