@@ -26,7 +26,8 @@ local function sweep_expired(counters, holds, expiries, now)
 end
 
 -- Takes up to `amount` (a number) off a hold on `meter` and off the meter's reserved counter; the
--- hold stays, with its expiry, even at zero. Relative, so takers commute. Returns what it took.
+-- hold stays, with its expiry, even at zero. Relative, so takers commute. Returns what it took and,
+-- when it took anything, the meter's reserved counter after it.
 local function take_from_hold(counters, holds, id, meter, amount)
   local hold = redis.call('HGET', holds, id)
   if not hold then return 0 end
@@ -35,8 +36,7 @@ local function take_from_hold(counters, holds, id, meter, amount)
   local taken = math.min(amount, tonumber(held))
   if taken <= 0 then return 0 end
   redis.call('HSET', holds, id, meter .. ':' .. string.format('%.0f', tonumber(held) - taken))
-  redis.call('HINCRBY', counters, meter .. '_reserved', string.format('%.0f', -taken))
-  return taken
+  return taken, redis.call('HINCRBY', counters, meter .. '_reserved', string.format('%.0f', -taken))
 end
 
 

@@ -15,25 +15,33 @@ if ARGV[6] ~= '' then
 end
 if redis.call('EXISTS', counters) == 0 then return {'missing'} end
 
+-- One read of what the answer and the credits rule need; what changes below is answered from the
+-- increments' own replies, so a settlement stays a handful of commands (one runs per request).
 local meter, usage = ARGV[2], ARGV[3]
-local used = tonumber(redis.call('HGET', counters, meter .. '_used') or '0')
-local credits = tonumber(redis.call('HGET', counters, 'credits') or '0')
+local used, credits_held, held, own_allowance = unpack(redis.call('HMGET', counters, meter .. '_used', 'credits', meter .. '_reserved', 'spend_allowance'))
+local credits = tonumber(credits_held or '0')
 local credits_used = 0
 if meter ~= 'spend' and credits > 0 then
   -- Only the part of this usage beyond the plan's limit is paid with credits.
-  local beyond = used + tonumber(usage) - math.max(used, tonumber(ARGV[4]))
+  local current = tonumber(used or '0')
+  local beyond = current + tonumber(usage) - math.max(current, tonumber(ARGV[4]))
   if beyond > 0 then credits_used = math.min(credits, beyond) end
 end
 
 -- The append goes first: if it fails, nothing below runs and the counters stay as they were.
 redis.call('XADD', stream, '*', 'record', ARGV[5], 'credits_used', credits_used)
 
-if ARGV[1] ~= '' then release_hold(counters, holds, expiries, ARGV[1]) end
+-- Releasing or drawing on a hold moves the reserved counter: the answer takes it from there.
+if ARGV[1] ~= '' then
+  release_hold(counters, holds, expiries, ARGV[1])
+  held = redis.call('HGET', counters, meter .. '_reserved')
+end
 -- A lease's hold pays for the call out of what it holds; past its expiry it is gone and the usage only counts.
-if ARGV[7] ~= '' and usage ~= '0' then take_from_hold(counters, holds, ARGV[7], meter, tonumber(usage)) end
-if usage ~= '0' then redis.call('HINCRBY', counters, meter .. '_used', usage) end
-if credits_used > 0 then redis.call('HINCRBY', counters, 'credits', -credits_used) end
-return {
-  'settled', redis.call('HGET', counters, meter .. '_used') or '0', redis.call('HGET', counters, 'credits'), credits_used,
-  redis.call('HGET', counters, meter .. '_reserved') or '0', redis.call('HGET', counters, 'spend_allowance'),
-}
+if ARGV[7] ~= '' and usage ~= '0' then
+  local taken, reserved_now = take_from_hold(counters, holds, ARGV[7], meter, tonumber(usage))
+  if taken > 0 then held = reserved_now end
+end
+if usage ~= '0' then used = redis.call('HINCRBY', counters, meter .. '_used', usage) end
+local credits_left = credits_held
+if credits_used > 0 then credits_left = redis.call('HINCRBY', counters, 'credits', -credits_used) end
+return {'settled', used or '0', credits_left, credits_used, held or '0', own_allowance}
