@@ -44,8 +44,8 @@ export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Perio
       allowanceMicros: allowance,
       spentMicros: counters.used,
       remainingMicros: max(0n, allowance - counters.used - held),
-      ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
       resetsAt: period.resetsAt,
+      ...(counters.held === undefined ? {} : { heldMicros: counters.held }),
     };
   }
   return {
@@ -54,7 +54,7 @@ export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Perio
     used: counters.used,
     remaining: max(0n, max(0n, rule.limit - counters.used) + counters.credits - held),
     credits: counters.credits,
-    ...(counters.held === undefined ? {} : { held: counters.held }),
     resetsAt: period.resetsAt,
+    ...(counters.held === undefined ? {} : { held: counters.held }),
   };
 }

@@ -42,7 +42,8 @@ export async function recordRequest(
     const outcome = await withLoadedCounters(deps, key, now, () =>
       deps.quota.settle(
         {
-          ...key,
+          organizationId: key.organizationId,
+          period: key.period,
           holdId: record.reservationId?.holdId ?? null,
           leaseId: record.leaseId?.holdId ?? null,
           meter: rule.meter,
