@@ -26,7 +26,12 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-store');
   res.setHeader('trailer', TRAILER_HEADERS.join(', '));
-  res.flushHeaders();
+  // The headers leave with the first chunk, in one write, when it follows at once (it usually came
+  // in with the provider's headers); else at the end of this turn of the event loop, so a slow first
+  // token never holds them. Written apart, they cost a write and a wake-up of the client more.
+  const headersDue = setImmediate(() => {
+    if (!res.headersSent) res.flushHeaders();
+  });
 
   const output = writer.stream(sseSink(res));
   let failure: DomainError | undefined;
@@ -38,6 +43,10 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
     }
   } catch (error) {
     failure = toDomainError(error);
+  } finally {
+    // Past this point the answer is committed, as the error path of the pipeline expects.
+    clearImmediate(headersDue);
+    if (!res.headersSent) res.flushHeaders();
   }
   await settle(call, stream.usage ?? NO_USAGE, failure?.httpStatus ?? 200, failure?.errorClass ?? '');
   stream.recordCost?.(facts.price);
