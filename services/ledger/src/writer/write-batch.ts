@@ -62,7 +62,7 @@ type Row = Record<string, unknown>;
  * column and row (23 × a batch of up to 500). Building and binding those was
  * half of the writer's time on the ledger's event loop, in which no record is
  * answered (a profile at 200 req/s: 6.5 ms a batch before, 3.3 after;
- * docs/performance.md, "The latest run").
+ * docs/performance.md, "The run the night before").
  * A value Postgres refuses fails the statement as any insert would
  * (a NUL byte in text: SQLSTATE 22P05), which isolate-refused.ts relies on.
  */
