@@ -37,6 +37,8 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  */
 export function quotaSnapshot(rule: MeterRule, counters: Counters, period: Period): QuotaSnapshot {
   const held = counters.held ?? 0n;
+  // The optional key last: a spread followed by keys it lacks is a shape V8 promotes out of its young
+  // generation, and one snapshot is made per record (docs/performance.md, "Spread, then new keys").
   if (rule.meter === 'spend') {
     const allowance = counters.spendAllowance ?? rule.limit;
     return {

@@ -39,6 +39,7 @@ export async function recordRequest(
   const key = { organizationId: record.subject.organizationId, period: period.key };
   const payload = JSON.stringify(buildPayload(record, rule.meter, period, now));
   try {
+    // The key's fields one by one, not `...key` followed by new keys (see quotaSnapshot).
     const outcome = await withLoadedCounters(deps, key, now, () =>
       deps.quota.settle(
         {
