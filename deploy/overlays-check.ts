@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '@gateway/lib/config';
 import { CLOSE_MARGIN_MS } from '@gateway/lib/lifecycle';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
+import { PASSWORD_GRANT_DEADLINE_MS } from '@gateway/edge/config';
 import { simulatorConfigShape } from '@gateway/simulator/config';
 import { SAMPLE_SECRET_VALUES, SERVICES } from './check';
 
@@ -209,6 +210,8 @@ function longestRequestMs(service: string, config: Record<string, unknown>, over
   const edge = overlay.get('edge');
   // A Record waits for its commit window and then the answer's grace.
   if (service === 'ledger') return Math.max(number(edge?.RPC_DEADLINE_MS), number(edge?.RECORD_DEADLINE_MS) + number(edge?.RECORD_ANSWER_GRACE_MS));
+  // A password grant waits on scrypt, under a deadline of its own.
+  if (service === 'auth') return Math.max(number(edge?.RPC_DEADLINE_MS), PASSWORD_GRANT_DEADLINE_MS);
   return number(edge?.RPC_DEADLINE_MS);
 }
 

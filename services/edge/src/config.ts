@@ -117,6 +117,13 @@ export const edgeConfigShape = {
 
 export type EdgeConfig = z.infer<z.ZodObject<typeof edgeConfigShape>>;
 
+/**
+ * Deadline of a password grant (auth's Login). It waits on scrypt in auth, slow on purpose (about
+ * 0.1 s on an idle core) and queued behind other sign-ins in auth's thread pool: under load it
+ * outlasts an ordinary call's RPC_DEADLINE_MS, and a right password must not become a 504.
+ */
+export const PASSWORD_GRANT_DEADLINE_MS = 10_000;
+
 /** What the HTTP layer needs from configuration, independent of where it runs. */
 export interface EdgeSettings {
   accessTokenSecret: string;

@@ -2,17 +2,20 @@ import { signAccessToken } from '@gateway/lib/access-token';
 import { DomainError } from '@gateway/lib/errors';
 import { ORG_ID, TEST_SECRET, USER_ID, sampleSession, startFakeEdge, type RunningFakeEdge } from '../../test/support/fake-auth';
 import { call, expectError } from '../../test/support/http';
+import { PASSWORD_GRANT_DEADLINE_MS } from '../config';
 
 const accessToken = () => signAccessToken({ userId: USER_ID, email: 'owner@example.com' }, TEST_SECRET, 900);
 
 describe('identity routes', () => {
   let edge: RunningFakeEdge;
   let token: string;
+  let loginDeadlineMs: number | undefined;
 
   beforeAll(async () => {
     token = await accessToken();
     edge = await startFakeEdge({
-      login: async ({ password }) => {
+      login: async ({ password }, settings) => {
+        loginDeadlineMs = settings?.deadlineMs;
         if (password !== 'right') throw new DomainError('auth', 'Invalid email or password.');
         return { session: sampleSession(token) };
       },
@@ -43,6 +46,11 @@ describe('identity routes', () => {
     expect(response.headers.get('set-cookie')).toBe(`service-access-token=${token}; Max-Age=900; Path=/; HttpOnly; SameSite=Lax`);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(edge.auth.calls.login.at(-1)).toEqual({ email: 'owner@example.com', password: 'right', sourceAddress: expect.stringMatching(/127\.0\.0\.1$/) });
+  });
+
+  it("gives a password grant auth's password hashing time, not an ordinary call's deadline", async () => {
+    await tokenCall('password', { email: 'owner@example.com', password: 'right' });
+    expect(loginDeadlineMs).toBe(PASSWORD_GRANT_DEADLINE_MS);
   });
 
   it('passes the auth service rejection through as 401', async () => {

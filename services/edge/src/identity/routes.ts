@@ -10,6 +10,7 @@ import {
   type TokenResponse,
   type UserJson,
 } from '../contract';
+import { PASSWORD_GRANT_DEADLINE_MS } from '../config';
 import type { EdgeDeps } from '../deps';
 import { sessionOf } from '../http/locals';
 import { parseInput } from '../http/validation';
@@ -75,7 +76,8 @@ export function registerIdentityRoutes(app: Express, { auth, settings }: EdgeDep
     const { grant_type: grantType } = parseInput(tokenQuerySchema, req.query, 'query');
     const from = sourceAddress(req);
     if (grantType === 'password') {
-      const { session } = await auth.login({ ...parseInput(passwordGrantSchema, req.body, 'body'), sourceAddress: from });
+      const grant = parseInput(passwordGrantSchema, req.body, 'body');
+      const { session } = await auth.login({ ...grant, sourceAddress: from }, { deadlineMs: PASSWORD_GRANT_DEADLINE_MS });
       sendSession(res, session, asksForCookies(req) ? 'cookie' : 'body', settings.cookieSecure);
       return;
     }

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { PromiseClient, RpcServiceDefinition } from '@gateway/lib/grpc';
+import type { CallSettings, PromiseClient, RpcServiceDefinition } from '@gateway/lib/grpc';
 import {
   ApiKeyStatus,
   Role,
@@ -46,13 +46,13 @@ export function fakeAuth(implementations: Partial<AuthMethods>): FakeAuth {
     updateAgentSettings: [],
     listOrganizationAgents: [],
   } as FakeAuth['calls'];
-  const methods = {} as Record<string, (request: unknown) => Promise<unknown>>;
+  const methods = {} as Record<string, (request: unknown, settings?: CallSettings) => Promise<unknown>>;
   for (const name of Object.keys(calls) as Array<keyof AuthMethods>) {
-    methods[name] = async (request: unknown) => {
+    methods[name] = async (request: unknown, settings?: CallSettings) => {
       (calls[name] as unknown[]).push(request);
-      const implementation = implementations[name] as ((request: unknown) => Promise<unknown>) | undefined;
+      const implementation = implementations[name] as ((request: unknown, settings?: CallSettings) => Promise<unknown>) | undefined;
       if (!implementation) throw new Error(`unexpected call to auth.${name}`);
-      return implementation(request);
+      return implementation(request, settings);
     };
   }
   return { client: { ...(methods as unknown as AuthMethods), isConnected: () => true, close: () => undefined }, calls };
