@@ -29,9 +29,10 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   // The headers leave with the first chunk, in one write, when it follows at once (it usually came
   // in with the provider's headers); else at the end of this turn of the event loop, so a slow first
   // token never holds them. Written apart, they cost a write and a wake-up of the client more.
-  const headersDue = setImmediate(() => {
+  const flushHeaders = () => {
     if (!res.headersSent) res.flushHeaders();
-  });
+  };
+  const headersDue = setImmediate(flushHeaders);
 
   const output = writer.stream(sseSink(res));
   let failure: DomainError | undefined;
@@ -46,7 +47,7 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   } finally {
     // Past this point the answer is committed, as the error path of the pipeline expects.
     clearImmediate(headersDue);
-    if (!res.headersSent) res.flushHeaders();
+    flushHeaders();
   }
   await settle(call, stream.usage ?? NO_USAGE, failure?.httpStatus ?? 200, failure?.errorClass ?? '');
   stream.recordCost?.(facts.price);
