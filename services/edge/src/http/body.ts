@@ -3,6 +3,7 @@ import typeis from 'type-is';
 import { DomainError } from '@gateway/lib/errors';
 import { bindToRequest } from '@gateway/lib/http-spans';
 import { fieldNestedTooDeep, MAX_JSON_DEPTH } from './json-depth';
+import { plainJsonLength, readPlainJson } from './json-reader';
 import type { PlainErrorHandler, PlainHandler } from './plain';
 
 /** The fields body-parser puts on the errors it raises. */
@@ -88,12 +89,18 @@ const refuseDeepNesting: PlainHandler = (req, _res, next) => {
 
 /**
  * Parses JSON bodies up to the limit and the nesting depth; an absent body leaves req.body undefined.
- * The parser finishes in the body's last 'end' event, outside the request's context: everything
- * after it (the handlers, their logs and calls) is run in the request's trace again.
+ * The body the SDKs send is read by json-reader.ts, any other by body-parser; both refuse alike.
+ * Either finishes in one of the body's events, outside the request's context: everything after it
+ * (the handlers, their logs and calls) is run in the request's trace again.
  */
 export function jsonBody(limitBytes: number): Array<PlainHandler | PlainErrorHandler> {
   const parse = express.json({ limit: limitBytes, strict: true });
-  const parseInRequestContext: PlainHandler = (req, res, next) => parse(req, res, bindToRequest(req, next));
+  const parseInRequestContext: PlainHandler = (req, res, next) => {
+    const parsed = bindToRequest(req, next);
+    const length = plainJsonLength(req, limitBytes);
+    if (length === undefined) parse(req, res, parsed);
+    else readPlainJson(req, length, parsed);
+  };
   const translateErrors: PlainErrorHandler = (error, _req, _res, next) => {
     if (isUndecodableBody(error)) next(undecodableBody());
     else next(isBodyParserError(error) ? fromBodyParserError(error, limitBytes) : error);
