@@ -53,6 +53,20 @@ describe('malformed bodies', () => {
     expectHeaderSet(response.headers);
   });
 
+  it('answers the same refusals with the header set on the routes express serves, and an unknown route under the gateway too', async () => {
+    const headers = { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' };
+    // A trailing slash is the same route to express, but not the plain lane's exact path.
+    for (const url of [`${e2e.gatewayUrl}/responses`, `${chatUrl()}/`]) {
+      const response = await postRaw(url, '{"model": "auto", "input": [', headers);
+      expect(response.status).toBe(400);
+      expect((response.json as { error: GatewayErrorBody }).error).toMatchObject({ type: 'validation', message: expect.stringMatching(/body is not valid JSON/) });
+      expectHeaderSet(response.headers);
+    }
+    const unknown = await postRaw(`${e2e.gatewayUrl}/embeddings`, JSON.stringify({ input: 'x' }), headers);
+    expect(unknown.status).toBe(404);
+    expectHeaderSet(unknown.headers);
+  });
+
   it('refuses a body that is not sent as JSON', async () => {
     const response = await postRaw(chatUrl(), 'model=auto', { authorization: `Bearer ${caller.key}`, 'content-type': 'application/x-www-form-urlencoded' });
     expect(response.status).toBe(400);

@@ -9,7 +9,7 @@ import { registerKeyRoutes } from './console/keys';
 import { registerQuotaRoutes } from './console/quota';
 import { registerConsoleRoutes } from './console/static';
 import type { EdgeDeps } from './deps';
-import { CHAT_COMPLETIONS_PATH, chatCompletions, GATEWAY_BASE_PATH, presetGatewayHeaders, registerGatewayRoutes } from './gateway/routes';
+import { CHAT_COMPLETIONS_PATH, chatCompletions, GATEWAY_BASE_PATH, gatewayErrorHeaders, registerGatewayRoutes } from './gateway/routes';
 import { registerHealthRoutes } from './health/routes';
 import { jsonBody } from './http/body';
 import { COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests } from './http/csrf';
@@ -52,7 +52,6 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   const body = jsonBody(deps.settings.bodyLimitBytes);
   const gatewayDeps = { ...deps.gateway, auth: deps.auth, logger: deps.logger };
   app.use(...everyRequest);
-  app.use(GATEWAY_BASE_PATH, presetGatewayHeaders);
   app.use(COOKIE_AUTHENTICATED_PATHS, refuseCrossSiteRequests);
   app.use(...body);
   // The hot path first: express tries each route in turn until one matches.
@@ -67,10 +66,11 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   registerUsageRoutes(app, deps);
   registerConsoleRoutes(app, deps.settings.consoleDir);
   app.use(unknownRoute);
+  app.use(GATEWAY_BASE_PATH, gatewayErrorHeaders);
   app.use(renderErrors(deps.logger));
 
   // The hot path's exact route skips express: the same handlers, in the order the app runs them for it (docs/decisions.md, "The gateway's plain lane").
-  const chatLane = plainChain([...everyRequest, presetGatewayHeaders, ...body, ...chatCompletions(gatewayDeps), renderPlainErrors(deps.logger)]);
+  const chatLane = plainChain([...everyRequest, ...body, ...chatCompletions(gatewayDeps), gatewayErrorHeaders, renderPlainErrors(deps.logger)]);
   const listener = (req: IncomingMessage, res: ServerResponse) => (req.method === 'POST' && pathOf(req.url) === CHAT_COMPLETIONS_PATH ? chatLane(req, res) : app(req, res));
 
   let server: Server | undefined;

@@ -31,7 +31,7 @@ export const chatCompletionsEndpoint: GatewayEndpoint = {
  */
 export function gatewayPipeline(deps: GatewayDeps, endpoint: GatewayEndpoint): PlainHandler {
   return async (req, res) => {
-    // The empty header set is already on the response (presetGatewayHeaders), for a rejected credential.
+    // A rejected credential is answered with the empty header set (gatewayErrorHeaders).
     const facts: HeaderFacts = { requestId: requestIdOf(res) };
     const principal = await authenticateGatewayCall(deps, req, res);
     facts.principal = principalName(principal);

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { requestIdOf } from '../http/locals';
-import type { PlainHandler } from '../http/plain';
+import type { PlainErrorHandler, PlainHandler } from '../http/plain';
 import { chatCompletionsEndpoint, gatewayPipeline } from './chat';
 import type { GatewayDeps } from './deps';
 import { gatewayHeaders, writeGatewayHeaders } from './headers';
@@ -11,13 +11,15 @@ import { responsesEndpoint } from './responses/endpoint';
 export const GATEWAY_BASE_PATH = '/api/gateway/v1';
 
 /**
- * Mounted on the gateway path before the body parser: a body refused there
- * (not JSON, too large) never reaches a gateway handler, and its answer
- * must still carry the whole header set.
+ * Mounted on the gateway path after its routes: an error answered before a gateway handler wrote
+ * the header set (a body refused by the parser, a rejected credential, an unknown route) still
+ * carries the whole set, empty but for the request id. Written here, only for such an answer,
+ * rather than on every request before its body is read and again at its answer.
  */
-export const presetGatewayHeaders: PlainHandler = (_req, res, next) => {
-  writeGatewayHeaders(res, gatewayHeaders({ requestId: requestIdOf(res) }));
-  next();
+export const gatewayErrorHeaders: PlainErrorHandler = (error, _req, res, next) => {
+  // Every set the handlers write holds `x-service-model` (routeHeaders), even when it is empty.
+  if (!res.headersSent && !res.hasHeader('x-service-model')) writeGatewayHeaders(res, gatewayHeaders({ requestId: requestIdOf(res) }));
+  next(error);
 };
 
 export const CHAT_COMPLETIONS_PATH = `${GATEWAY_BASE_PATH}/chat/completions`;
