@@ -107,20 +107,17 @@ export function gatewayHeaders(facts: HeaderFacts): Record<string, string> {
 
 /** Where the header set is written: an express (node http) response. */
 export interface HeaderTarget {
-  getHeaderNames(): string[];
-  removeHeader(name: string): void;
   setHeader(name: string, value: string): unknown;
 }
 
 /**
- * Writes the header set, replacing the one an earlier step wrote: a header
- * that no longer applies (the credits the quota check saw, used up by the
- * time the call is recorded) must not linger next to the counters that say so.
+ * Writes the header set. An answer gets it once, from what is known when it
+ * is answered (its handler's answer or error, else the empty set of
+ * gatewayErrorHeaders), so no earlier set is left to replace: a header that
+ * no longer applies (the credits the quota check saw, used up by the time
+ * the call is recorded) is never written in the first place.
  */
 export function writeGatewayHeaders(res: HeaderTarget, headers: Record<string, string>): void {
-  for (const name of res.getHeaderNames()) {
-    if (name.startsWith('x-service-') && !(name in headers)) res.removeHeader(name);
-  }
   for (const name in headers) res.setHeader(name, headers[name] ?? '');
 }
 

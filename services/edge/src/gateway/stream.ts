@@ -21,7 +21,7 @@ export async function streamCompletion(call: GatewayCall, upstream: ProviderRequ
   const stream = await deps.provider.stream(Object.assign({}, upstream, { signal: clientGone.signal }));
 
   res.statusCode = 200;
-  // Only what is known now; the outcome headers the handler wrote so far follow as trailers instead.
+  // Only what is known now; the outcome headers follow as trailers.
   writeGatewayHeaders(res, routeHeaders(facts));
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-store');
