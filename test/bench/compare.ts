@@ -4,7 +4,7 @@
  * upstream (its own process), Portkey's gateway (its own process, headless,
  * production), this gateway's stack as deployed (two edge replicas, every
  * service its own process, NODE_ENV=production, the log level deploy/base
- * sets, a Redis of its own) pointed at that upstream, and the embedded mode
+ * sets, a Redis of its own persisting as production's must) pointed at that upstream, and the embedded mode
  * (`npm start`, against its own built-in simulator). Then it runs
  * interleaved rounds, each with:
  *   (a) 200 req/s non-streamed, open loop: p50/p99 and the latency added over
@@ -33,7 +33,9 @@
  * --parts a,c (only some of the three; a profile of the stack at 200 req/s
  * needs only a), --rate N (the rate of a, default 200), --runtime compiled|tsx (the stack's services as
  * the images run them, built first, or through tsx; default compiled), --profile edge,router (run those services of the stack,
- * or `embedded`, or `floor`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write).
+ * or `embedded`, or `floor`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write),
+ * --redis-persistence aof|none (the stack's and the floor's Redis: `aof`, the default, with `appendfsync always`
+ * as deploy/README.md requires, an fsync before every reply; `none` to read what that costs).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -73,6 +75,7 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     runtime: { type: 'string' },
     'warm-up-seconds': { type: 'string' },
+    'redis-persistence': { type: 'string' },
   },
 });
 const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
@@ -90,6 +93,8 @@ const withEmbedded = z.enum(['true', 'false']).default('true').parse(values.embe
 const withFloor = z.enum(['true', 'false']).default('true').parse(values.floor) === 'true';
 /** `compiled` (the default): the stack runs `npm run build`'s JavaScript, as the images do; `tsx`: the TypeScript sources. */
 const runtime = z.enum(['compiled', 'tsx']).default('compiled').parse(values.runtime);
+/** A record is durable once its Redis has fsynced it: production runs `aof` (deploy/README.md), so the comparison does too. */
+const redisPersistence = z.enum(['aof', 'none']).default('aof').parse(values['redis-persistence']);
 const profiled = z
   .string()
   .default('')
@@ -205,7 +210,7 @@ async function main(): Promise<void> {
     upstream = await startHelperProcess('test/bench/support/upstream-mock.ts');
     const upstreamBaseUrl = `http://127.0.0.1:${upstream.port}/v1`;
     portkey = await startPortkey();
-    redis = await startPrivateRedis();
+    redis = await startPrivateRedis(redisPersistence);
     const logLevels = Object.fromEntries(
       serviceNames.flatMap((service) => {
         const level = deployedLogLevel(service);
@@ -271,7 +276,7 @@ async function main(): Promise<void> {
     ];
     if (withFloor) {
       // The floor's processes run with the services' Node flags: they stand for the same pods.
-      floor = await startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas: EDGE_REPLICAS, nodeArgs: [...SERVICE_NODE_FLAGS, ...(profiling.floor ?? [])] });
+      floor = await startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas: EDGE_REPLICAS, redisPersistence, nodeArgs: [...SERVICE_NODE_FLAGS, ...(profiling.floor ?? [])] });
       const processes = floor.processes;
       contestants.push(contestant('floor', ...pair(floor.origins, '/v1/chat/completions', bearer('bench'), named, { ...named, stream: true }), async () => processes));
     }
@@ -306,6 +311,7 @@ async function main(): Promise<void> {
       logLevels: Object.fromEntries(Object.entries(logLevels).map(([service, { LOG_LEVEL }]) => [service, LOG_LEVEL])),
       runtime: runtime === 'compiled' ? 'compiled JavaScript (npm run build), as the images run it' : 'TypeScript through tsx',
       withEmbedded: embedded !== undefined,
+      redisPersistence,
       withFloor: floor !== undefined,
     });
   } finally {

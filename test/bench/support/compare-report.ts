@@ -34,6 +34,8 @@ export interface ReportSettings {
   edgeReplicas: number;
   logLevels: Record<string, string>;
   runtime: string;
+  /** How the stack's and the floor's Redis persist: `aof` (an fsync before every reply, as in production) or `none`. */
+  redisPersistence: 'aof' | 'none';
   withEmbedded: boolean;
   withFloor: boolean;
 }
@@ -287,6 +289,12 @@ function targetLines(results: Round[], settings: ReportSettings): string[] {
   return lines;
 }
 
+function redisLine(persistence: ReportSettings['redisPersistence']): string {
+  return persistence === 'aof'
+    ? 'a Redis of its own persisting as production must (AOF, `appendfsync always`: an fsync before every reply)'
+    : 'a Redis of its own persisting nothing (`--redis-persistence none`; production fsyncs every reply)';
+}
+
 export function printReport(results: Round[], settings: ReportSettings): void {
   console.log('');
   console.log(machineLine());
@@ -295,11 +303,11 @@ export function printReport(results: Round[], settings: ReportSettings): void {
   console.log(
     `This gateway: ${settings.edgeReplicas} edge replicas and auth, router, pricing, ledger, usage, agent, each its own process; NODE_ENV=production; LOG_LEVEL as deploy/base sets it (${Object.entries(settings.logLevels)
       .map(([service, level]) => `${service} ${level}`)
-      .join(', ')}); ${settings.runtime}; a Redis of its own, the machine's Postgres (the backends of its database counted).`,
+      .join(', ')}); ${settings.runtime}; ${redisLine(settings.redisPersistence)}, the machine's Postgres (the backends of its database counted).`,
   );
   if (settings.withFloor)
     console.log(
-      `The hot path's floor: what the design's hops cost with none of the gateway's code in them: ${settings.edgeReplicas} bare edge processes (node:http, the upstream over an undici Pool, one record on a bare gRPC stream, answered after it) and a bare ledger process (one Redis script: the organization's counter and a stream entry), on a Redis of its own.`,
+      `The hot path's floor: what the design's hops cost with none of the gateway's code in them: ${settings.edgeReplicas} bare edge processes (node:http, the upstream over an undici Pool, one record on a bare gRPC stream, answered after it) and a bare ledger process (one Redis script: the organization's counter and a stream entry), on a Redis of its own, persisting as the stack's.`,
     );
   if (settings.withEmbedded) console.log('Embedded: `npm start` as its own process (NODE_ENV=production, LOG_LEVEL info) against its built-in simulator; its added latency is over the upstream mock called directly.');
   console.log(`Warm-up: each contestant ${settings.warmUpSeconds.json} s at ${settings.rate} req/s, then ${settings.warmUpSeconds.stream} s streamed at ${settings.streamRate} req/s, before the first round.`);

@@ -1,3 +1,4 @@
+import type { RedisPersistence } from '../../support/redis-server';
 import { startHelperProcess, type HelperProcess } from './helper-process';
 import { startPrivateRedis, type PrivateRedis } from './redis-server';
 
@@ -18,11 +19,13 @@ export interface FloorOptions {
   upstreamOrigin: string;
   servedModel: string;
   edgeReplicas: number;
+  /** Its Redis persists as the stack's does: the record's durability costs both the same. */
+  redisPersistence: RedisPersistence;
   /** Node options for its edges and its ledger (a profiler's). */
   nodeArgs?: readonly string[];
 }
 
-export async function startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas, nodeArgs = [] }: FloorOptions): Promise<HotPathFloor> {
+export async function startHotPathFloor({ upstreamOrigin, servedModel, edgeReplicas, redisPersistence, nodeArgs = [] }: FloorOptions): Promise<HotPathFloor> {
   const started: HelperProcess[] = [];
   let redis: PrivateRedis | undefined;
   const stop = async () => {
@@ -30,7 +33,7 @@ export async function startHotPathFloor({ upstreamOrigin, servedModel, edgeRepli
     await redis?.stop();
   };
   try {
-    redis = await startPrivateRedis();
+    redis = await startPrivateRedis(redisPersistence);
     const ledger = await startHelperProcess('test/bench/support/floor-ledger.ts', { REDIS_URL: redis.url }, nodeArgs);
     started.push(ledger);
     const edges: HelperProcess[] = [];
