@@ -52,6 +52,17 @@ export const leaseConfigShape = {
   EDGE_LEASE_SAFETY_MS: env.positiveInt(1000),
 };
 
+/** How edge's HTTP server keeps connections; the embedded mode serves edge's app with the same. */
+export const keepAliveConfigShape = {
+  /**
+   * How long an idle client connection stays open. Longer than the idle timeout of what pools
+   * connections to edge (proxies commonly 60 s, Node's own clients 4 s): the pool then closes
+   * first, and never sends a request on a connection edge is closing at that moment, which the
+   * caller would see reset and unanswered. Node's own default, 5 s, races them.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(65_000),
+};
+
 /** Environment of the edge service, checked at start (fail fast, by name). */
 export const edgeConfigShape = {
   HOST: z.string().default('127.0.0.1'),
@@ -65,6 +76,7 @@ export const edgeConfigShape = {
   /** Adds `Secure` to the session cookie; true wherever edge is served over HTTPS. */
   COOKIE_SECURE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
+  ...keepAliveConfigShape,
   TRUST_PROXY: trustProxy,
   /** Deadline of every call edge makes to a backend. */
   RPC_DEADLINE_MS: env.positiveInt(2000),

@@ -63,7 +63,7 @@ runService({
       agent,
       usage,
     });
-    const port = await edge.start({ host: config.HOST, port: config.PORT });
+    const port = await edge.start({ host: config.HOST, port: config.PORT, keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS });
     return {
       port,
       stop: (graceMs) => edge.stop(graceMs),

@@ -25,8 +25,8 @@ export type { EdgeDeps } from './deps';
 
 export interface EdgeApp {
   app: Express;
-  /** Listens and resolves with the bound port (useful with port 0). */
-  start(listen: { host: string; port: number }): Promise<number>;
+  /** Listens and resolves with the bound port (useful with port 0); idle connections stay open keepAliveTimeoutMs. */
+  start(listen: { host: string; port: number; keepAliveTimeoutMs: number }): Promise<number>;
   /** Stops accepting connections and waits for in-flight requests and streams, cutting them after graceMs. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -76,9 +76,9 @@ export function createEdgeApp(deps: EdgeDeps): EdgeApp {
   let server: Server | undefined;
   return {
     app,
-    start: ({ host, port }) =>
+    start: ({ host, port, keepAliveTimeoutMs }) =>
       new Promise((resolve, reject) => {
-        const listening = createServer(traceRequests(listener));
+        const listening = createServer({ keepAliveTimeout: keepAliveTimeoutMs }, traceRequests(listener));
         listening.once('error', reject);
         listening.listen(port, host, () => {
           listening.off('error', reject);

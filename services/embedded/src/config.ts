@@ -1,3 +1,4 @@
+import { keepAliveConfigShape } from '@gateway/edge/config';
 import { drainConfigShape, env } from '@gateway/lib/config';
 import { z } from 'zod';
 
@@ -6,6 +7,7 @@ export const embeddedConfigShape = {
   HOST: z.string().default('127.0.0.1'),
   /** The public HTTP port (edge). The gRPC services take free ports of their own. */
   PORT: env.port(8080),
+  ...keepAliveConfigShape,
   /**
    * Prometheus metrics (`GET /metrics`) of the whole process. Any free port by
    * default, printed at start: `npm start` must not fail on a port another

@@ -189,7 +189,7 @@ export async function startEmbedded(config: EmbeddedConfig): Promise<Embedded> {
     agent: agentClient,
     usage: usageClient,
   });
-  const port = await edge.start({ host: config.HOST, port: config.PORT });
+  const port = await edge.start({ host: config.HOST, port: config.PORT, keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS });
 
   const agentSettings = defaultAgentSettings(Buffer.from(secrets.skillCredentialsKey, 'hex'));
   const gateway = createGatewayClient({

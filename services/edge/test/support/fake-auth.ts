@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { loadConfig } from '@gateway/lib/config';
 import type { CallSettings, PromiseClient, RpcServiceDefinition } from '@gateway/lib/grpc';
 import {
   ApiKeyStatus,
@@ -13,7 +14,7 @@ import { PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pri
 import { RouterServiceService } from '@gateway/proto/gen/gateway/router/v1/router';
 import { UsageServiceService } from '@gateway/proto/gen/gateway/usage/v1/usage';
 import { capturedLogger } from '../../../lib/test/support/captured-logger';
-import type { EdgeSettings } from '../../src/config';
+import { keepAliveConfigShape, type EdgeSettings } from '../../src/config';
 import type { GatewayBackends } from '../../src/gateway/deps';
 import type { ReadinessProbe } from '../../src/health/grpc-health';
 import { createEdgeApp } from '../../src/server';
@@ -158,6 +159,6 @@ export async function startFakeEdge(
     agent: unexpectedClient('agent', AgentServiceService),
     usage: options.usage ?? unexpectedClient('usage', UsageServiceService),
   });
-  const port = await edge.start({ host: '127.0.0.1', port: 0 });
+  const port = await edge.start({ host: '127.0.0.1', port: 0, keepAliveTimeoutMs: loadConfig(keepAliveConfigShape, {}).HTTP_KEEP_ALIVE_TIMEOUT_MS });
   return { url: `http://127.0.0.1:${port}`, app: edge.app, auth, logs, stop: () => edge.stop() };
 }
