@@ -5,6 +5,7 @@
  * round, CPU per request by process, and each target beside its figure.
  */
 import { createRequire } from 'node:module';
+import type { RedisPersistence } from '../../support/redis-server';
 import { added, latencyOf, type ContestantName, type Measured } from './contest';
 import type { PhaseMeans } from './stack-phases';
 import { machineLine, median, ms } from './stats';
@@ -35,7 +36,7 @@ export interface ReportSettings {
   logLevels: Record<string, string>;
   runtime: string;
   /** How the stack's and the floor's Redis persist: `aof` (an fsync before every reply, as in production) or `none`. */
-  redisPersistence: 'aof' | 'none';
+  redisPersistence: RedisPersistence;
   withEmbedded: boolean;
   withFloor: boolean;
 }
