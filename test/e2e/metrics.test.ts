@@ -73,6 +73,22 @@ describe('Prometheus metrics', () => {
     }, 'the record written to Postgres');
   });
 
+  it("reports each service's event loop utilization and its garbage collections' pauses by kind", async () => {
+    for (const name of ['edge', 'auth', 'router', 'pricing', 'ledger', 'usage', 'agent'] as const) {
+      const { samples } = await scrape(e2e.stack.services[name].metricsPort);
+      const utilization = samples.filter((sample) => sample.name === 'nodejs_eventloop_utilization');
+      expect(utilization).toHaveLength(1);
+      expect(utilization[0]?.value).toBeGreaterThan(0);
+      expect(utilization[0]?.value).toBeLessThanOrEqual(1);
+    }
+    // Serving the calls above allocated enough for scavenges in the processes they went through.
+    for (const name of ['edge', 'ledger'] as const) {
+      const { samples } = await scrape(e2e.stack.services[name].metricsPort);
+      expect(total(samples, 'nodejs_gc_duration_count', { gc_type: 'minor' })).toBeGreaterThan(0);
+      expect(total(samples, 'nodejs_gc_duration_sum', { gc_type: 'minor' })).toBeGreaterThan(0);
+    }
+  });
+
   it('serves every service, only at GET /metrics, with no credential in any series', async () => {
     for (const name of ['edge', 'auth', 'router', 'pricing', 'ledger', 'usage', 'agent'] as const) {
       const { metricsPort } = e2e.stack.services[name];

@@ -5,6 +5,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { histogramProducer } from './histograms';
 import { serveMetrics, type MetricsServer } from './metrics';
+import { observeRuntime } from './runtime-metrics';
 
 /**
  * Starts OpenTelemetry. Must run before the modules that make instruments are
@@ -53,6 +54,7 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
     ...(recording ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   sdk.start();
+  const stopObservingRuntime = observeRuntime();
   const servers: MetricsServer[] = [];
   return {
     serveMetrics: async (listen) => {
@@ -62,6 +64,7 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
     },
     shutdown: async () => {
       await Promise.all(servers.map((server) => server.close()));
+      stopObservingRuntime();
       await sdk.shutdown();
     },
   };
