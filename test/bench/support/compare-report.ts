@@ -78,6 +78,17 @@ function over(ours: number, theirs: number): number | undefined {
   return theirs > 0 ? ours / theirs : undefined;
 }
 
+/**
+ * Added latency as a figure for the report: a contestant's percentile less the direct calls' in the
+ * same round, or NaN (printed "-", left out of the targets' counts) when the direct calls' is the
+ * larger. The two are different requests, so that happens only when the direct run was disturbed
+ * (a stall of its own), and a negative latency is no reading of what the gateway added.
+ */
+function addedFigure(run: Measured, direct: Measured, key: 'p50' | 'p99'): number {
+  const value = added(run, direct, key);
+  return value < 0 ? Number.NaN : value;
+}
+
 function portkeyVersion(): string {
   try {
     return (createRequire(__filename)('@portkey-ai/gateway/package.json') as { version: string }).version;
@@ -92,10 +103,10 @@ function latencyRow(round: number, run: Measured, direct: Measured, portkey: Mea
     round,
     contestant: LABELS[run.contestant],
     'p50 / p90 / p99 ms': `${ms(latencyOf(run, 'p50'))} / ${ms(latencyOf(run, 'p90'))} / ${ms(latencyOf(run, 'p99'))}`,
-    'added p50': isDirect ? '' : ms(added(run, direct, 'p50')),
-    'added p99': isDirect ? '' : ms(added(run, direct, 'p99')),
-    '÷ Portkey p50': isDirect || !portkey || run === portkey ? '' : ratio(over(added(run, direct, 'p50'), added(portkey, direct, 'p50'))),
-    '÷ Portkey p99': isDirect || !portkey || run === portkey ? '' : ratio(over(added(run, direct, 'p99'), added(portkey, direct, 'p99'))),
+    'added p50': isDirect ? '' : ms(addedFigure(run, direct, 'p50')),
+    'added p99': isDirect ? '' : ms(addedFigure(run, direct, 'p99')),
+    '÷ Portkey p50': isDirect || !portkey || run === portkey ? '' : ratio(over(addedFigure(run, direct, 'p50'), addedFigure(portkey, direct, 'p50'))),
+    '÷ Portkey p99': isDirect || !portkey || run === portkey ? '' : ratio(over(addedFigure(run, direct, 'p99'), addedFigure(portkey, direct, 'p99'))),
     errors: run.load.errors,
     failures: Object.entries(run.load.failures)
       .map(([reason, count]) => `${reason} × ${count}`)
@@ -122,9 +133,9 @@ function ladderTable(results: Round[], settings: ReportSettings) {
       round: index + 1,
       contestant: LABELS[name],
       'highest held req/s': held ? held.run.rate : 'none',
-      'there: added p50 / p99 ms': held ? `${ms(added(held.run, held.direct, 'p50'))} / ${ms(added(held.run, held.direct, 'p99'))}` : '',
+      'there: added p50 / p99 ms': held ? `${ms(addedFigure(held.run, held.direct, 'p50'))} / ${ms(addedFigure(held.run, held.direct, 'p99'))}` : '',
       'first failed req/s': failed ? failed.run.rate : `none up to ${settings.topRung}`,
-      'there: added p99 ms, errors': failed ? `${ms(added(failed.run, failed.direct, 'p99'))}, ${failed.run.load.errors}` : '',
+      'there: added p99 ms, errors': failed ? `${ms(addedFigure(failed.run, failed.direct, 'p99'))}, ${failed.run.load.errors}` : '',
       'there: achieved req/s': failed ? Math.round(failed.run.load.achievedRate) : '',
     })),
   );
@@ -138,11 +149,11 @@ function figures(results: Round[], name: ContestantName, kind: 'json' | 'stream'
   const present = runs.filter((entry): entry is { run: Measured; round: Round } => entry.run !== undefined);
   const directOf = (round: Round) => (kind === 'json' ? round.json : round.stream).get('direct') as Measured;
   const portkeyOf = (round: Round) => (kind === 'json' ? round.json : round.stream).get('portkey');
-  const addedAt = (key: 'p50' | 'p99') => present.map(({ run, round }) => added(run, directOf(round), key));
+  const addedAt = (key: 'p50' | 'p99') => present.map(({ run, round }) => addedFigure(run, directOf(round), key));
   const ratioAt = (key: 'p50' | 'p99') =>
     present.map(({ run, round }) => {
       const portkey = portkeyOf(round);
-      return portkey ? (over(added(run, directOf(round), key), added(portkey, directOf(round), key)) ?? Number.NaN) : Number.NaN;
+      return portkey ? (over(addedFigure(run, directOf(round), key), addedFigure(portkey, directOf(round), key)) ?? Number.NaN) : Number.NaN;
     });
   return {
     present: present.length > 0,
@@ -259,7 +270,12 @@ function targetLines(results: Round[], settings: ReportSettings): string[] {
   const gateway = figures(results, 'gateway', 'json');
   const portkey = figures(results, 'portkey', 'json');
   const gatewayStream = figures(results, 'gateway', 'stream');
-  const count = (values: number[], test: (value: number) => boolean) => `${values.filter(test).length} of ${values.length} rounds`;
+  // A round that could not give the figure (see addedFigure; or Portkey held no rung) is not counted either way.
+  const count = (values: number[], test: (value: number) => boolean) => {
+    const measured = values.filter(Number.isFinite);
+    const unmeasured = values.length - measured.length;
+    return `${measured.filter(test).length} of ${measured.length} rounds${unmeasured > 0 ? ` (and ${unmeasured} that could not give the figure)` : ''}`;
+  };
   const highestRatios = results.map((round) => over(highestHeld(round, 'gateway'), highestHeld(round, 'portkey')) ?? Number.NaN);
   const streamVsJson = results.map((_, index) => (gatewayStream.addedP50[index] ?? Number.NaN) - (gateway.addedP50[index] ?? Number.NaN));
   const stackCpuRatios = cpuRatios(gateway, portkey);
@@ -282,7 +298,11 @@ function targetLines(results: Round[], settings: ReportSettings): string[] {
     const embedded = figures(results, 'embedded', 'json');
     lines.push(
       `- embedded at ${settings.rate} req/s, added p50 <= ${EMBEDDED_ADDED_P50_TARGET_MS} ms and p99 <= ${EMBEDDED_ADDED_P99_TARGET_MS} ms: ${count(
-        embedded.addedP50.map((value, index) => (value <= EMBEDDED_ADDED_P50_TARGET_MS && (embedded.addedP99[index] ?? Infinity) <= EMBEDDED_ADDED_P99_TARGET_MS ? 1 : 0)),
+        embedded.addedP50.map((p50, index) => {
+          const p99 = embedded.addedP99[index] ?? Number.NaN;
+          if (!Number.isFinite(p50) || !Number.isFinite(p99)) return Number.NaN;
+          return p50 <= EMBEDDED_ADDED_P50_TARGET_MS && p99 <= EMBEDDED_ADDED_P99_TARGET_MS ? 1 : 0;
+        }),
         (value) => value === 1,
       )}`,
     );
