@@ -18,7 +18,7 @@ export function observeRuntime(): () => void {
   let previous: EventLoopUtilization = performance.eventLoopUtilization();
   meter
     .createObservableGauge('nodejs.eventloop.utilization', {
-      description: 'Share of the time since the previous scrape that the event loop was running code rather than waiting (0 to 1); one scraper per process.',
+      description: 'Share of the time since the previous scrape (by any scraper) that the event loop was running code rather than waiting, 0 to 1.',
     })
     .addCallback((result) => {
       const now = performance.eventLoopUtilization();
