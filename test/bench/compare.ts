@@ -18,7 +18,8 @@
  * what our code costs can be told from what the hops cost on this machine.
  * Around the stack's run of (a) it also scrapes the stack's own metrics:
  * edge's request, its provider call and its record's round trip, and the
- * ledger's handling of the record, as means.
+ * ledger's handling of the record, as means; and how busy edge's and the
+ * ledger's event loops were and what their garbage collections took.
  * Every run reads the CPU of every process from /proc over its window and
  * divides it by the requests sent, and says how busy the machine was and how
  * much of that was other users'. Prints each round, then medians over rounds
@@ -60,7 +61,7 @@ import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './su
 import { ratesOption } from './support/options';
 import { portkeyHeaders, startPortkey, type PortkeyGateway } from './support/portkey';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server';
-import { phaseMeans, readPhases, type PhaseMeans, type PhaseTotals } from './support/stack-phases';
+import { phaseMeans, readPhases, type PhaseMeans, type PhaseTotals, type ScrapedProcess } from './support/stack-phases';
 
 const { values } = parseArgs({
   options: {
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
       return both;
     };
     const stackPids = stack.processes();
-    const phasePorts = stackPids.flatMap((service) => ((service.name === 'edge' || service.name === 'ledger') && service.metricsPort ? [service.metricsPort] : []));
+    const phaseProcesses = stackPids.flatMap(({ name, metricsPort }): ScrapedProcess[] => ((name === 'edge' || name === 'ledger') && metricsPort ? [{ kind: name, metricsPort }] : []));
     const gatewayProcesses = async () => {
       const named: Record<string, number[]> = {};
       let edgeReplica = 0;
@@ -297,7 +298,7 @@ async function main(): Promise<void> {
       // Each round starts with a different contestant, so no one always runs first (or right after another).
       const order = contestants.map((_, index) => contestants[(index + round) % contestants.length] as Contestant);
       console.log(`Round ${round + 1} of ${rounds} (${order.map(({ name }) => name).join(', ')}):`);
-      results.push(await runRound(arena, order, direct, () => readPhases(phasePorts)));
+      results.push(await runRound(arena, order, direct, () => readPhases(phaseProcesses)));
     }
 
     printReport(results, {

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { RedisPersistence } from '../../support/redis-server';
 import { added, latencyOf, type ContestantName, type Measured } from './contest';
 import type { PhaseMeans } from './stack-phases';
+import { LONG_PAUSE_MS } from './stack-runtime';
 import { machineLine, median, ms } from './stats';
 
 export interface Ladder {
@@ -262,8 +263,16 @@ function phaseTable(results: Round[], settings: ReportSettings): string {
     ["the record's round trip, as edge sees it", spread(of((phases) => phases.recordMs))],
     ["the ledger's handling of a record (its Redis script included)", spread(of((phases) => phases.ledgerRecordMs))],
     ["edge's own part (its request less the provider call and the record)", spread(of((phases) => phases.requestMs - phases.providerMs - phases.recordMs))],
+    ...(['edge', 'ledger'] as const).flatMap((kind) => {
+      const who = kind === 'edge' ? "edge's replicas" : 'the ledger';
+      return [
+        [`${who}: event loop busy over the run, %`, spread(of((phases) => phases.runtime[kind].busy * 100), (value) => value.toFixed(1))],
+        [`${who}: garbage collection, ms per request`, spread(of((phases) => phases.runtime[kind].gcMsPerRequest), (value) => value.toFixed(3))],
+        [`${who}: collections longer than ${LONG_PAUSE_MS} ms over the run`, spread(of((phases) => phases.runtime[kind].longCollections), (value) => value.toFixed(0))],
+      ];
+    }),
   ];
-  return markdownTable([`Inside the stack at ${settings.rate} req/s, means from its own metrics (median (range) of ${results.length} rounds)`, 'ms'], rows);
+  return markdownTable([`Inside the stack at ${settings.rate} req/s, from its own metrics (median (range) of ${results.length} rounds)`, 'ms, or as named'], rows);
 }
 
 function targetLines(results: Round[], settings: ReportSettings): string[] {

@@ -1,9 +1,12 @@
+import { addRuntime, emptyRuntimeReading, runtimeOver, type RuntimeOverRun, type RuntimeReading } from './stack-runtime';
+
 /**
  * Where a request's time goes inside the stack, read from the stack's own
  * Prometheus metrics rather than measured from outside: edge's whole
  * request, its provider call and its record's round trip, and the ledger's
- * handling of a record. Two scrapes of every edge replica and ledger around a
- * run give the means over that run.
+ * handling of a record; and what edge's and the ledger's runtimes did
+ * meanwhile. Two scrapes of every edge replica and ledger around a run give
+ * the means over that run.
  */
 export interface PhaseMeans {
   /** edge's chat-completions request, first middleware to the response's close. */
@@ -13,11 +16,21 @@ export interface PhaseMeans {
   recordMs: number;
   /** The ledger's handling of a record: `StreamRecords` calls, server side (its Redis script included). */
   ledgerRecordMs: number;
+  runtime: Record<ScrapedKind, RuntimeOverRun>;
 }
 
-type Phase = keyof PhaseMeans;
-/** Each phase's histogram sum (ms) and count, over every process scraped. */
-export type PhaseTotals = Record<Phase, { sum: number; count: number }>;
+export type ScrapedKind = 'edge' | 'ledger';
+export interface ScrapedProcess {
+  kind: ScrapedKind;
+  metricsPort: number;
+}
+
+type Phase = Exclude<keyof PhaseMeans, 'runtime'>;
+/** Each phase's histogram sum (ms) and count over every process scraped, and each kind's runtime. */
+export interface PhaseTotals {
+  phases: Record<Phase, { sum: number; count: number }>;
+  runtime: Record<ScrapedKind, RuntimeReading>;
+}
 
 const SERIES: Record<Phase, { metric: string; label: string }> = {
   requestMs: { metric: 'edge_http_duration', label: 'http_route="/api/gateway/v1/chat/completions"' },
@@ -28,7 +41,7 @@ const SERIES: Record<Phase, { metric: string; label: string }> = {
 const PHASES = Object.keys(SERIES) as Phase[];
 
 /** Adds one scrape's histogram sums and counts of every phase to `totals`. */
-function addScrape(totals: PhaseTotals, text: string): void {
+function addScrape(totals: PhaseTotals['phases'], text: string): void {
   for (const line of text.split('\n')) {
     for (const phase of PHASES) {
       const { metric, label } = SERIES[phase];
@@ -41,18 +54,33 @@ function addScrape(totals: PhaseTotals, text: string): void {
   }
 }
 
-/** The phases' totals now, over the processes serving metrics at these ports. */
-export async function readPhases(metricsPorts: readonly number[]): Promise<PhaseTotals> {
-  const totals = Object.fromEntries(PHASES.map((phase) => [phase, { sum: 0, count: 0 }])) as PhaseTotals;
-  for (const port of metricsPorts) addScrape(totals, await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+/** The totals now, over these processes. */
+export async function readPhases(processes: readonly ScrapedProcess[]): Promise<PhaseTotals> {
+  const totals: PhaseTotals = {
+    phases: Object.fromEntries(PHASES.map((phase) => [phase, { sum: 0, count: 0 }])) as PhaseTotals['phases'],
+    runtime: { edge: emptyRuntimeReading(), ledger: emptyRuntimeReading() },
+  };
+  for (const { kind, metricsPort } of processes) {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    addScrape(totals.phases, text);
+    addRuntime(totals.runtime[kind], text);
+  }
   return totals;
 }
 
-/** Each phase's mean between two readings; NaN for a phase with no calls in between. */
+/** Each phase's mean between two readings (NaN for a phase with no calls in between), and the runtimes' figures per request. */
 export function phaseMeans(before: PhaseTotals, after: PhaseTotals): PhaseMeans {
-  const mean = (phase: Phase) => {
-    const count = after[phase].count - before[phase].count;
-    return count > 0 ? (after[phase].sum - before[phase].sum) / count : Number.NaN;
+  const calls = (phase: Phase) => after.phases[phase].count - before.phases[phase].count;
+  const mean = (phase: Phase) => (calls(phase) > 0 ? (after.phases[phase].sum - before.phases[phase].sum) / calls(phase) : Number.NaN);
+  const requests = calls('requestMs');
+  return {
+    requestMs: mean('requestMs'),
+    providerMs: mean('providerMs'),
+    recordMs: mean('recordMs'),
+    ledgerRecordMs: mean('ledgerRecordMs'),
+    runtime: {
+      edge: runtimeOver(before.runtime.edge, after.runtime.edge, requests),
+      ledger: runtimeOver(before.runtime.ledger, after.runtime.ledger, requests),
+    },
   };
-  return { requestMs: mean('requestMs'), providerMs: mean('providerMs'), recordMs: mean('recordMs'), ledgerRecordMs: mean('ledgerRecordMs') };
 }
