@@ -170,12 +170,13 @@ async function runRound(arena: Arena, order: Contestant[], direct: Contestant, r
     console.log(`  (c) ${STREAM_RATE} req/s streamed`);
     for (const each of [direct, ...order]) stream.set(each.name, await measure(arena, each, STREAM_RATE, seconds * 1000, 'stream'));
   }
-  const ladder = parts.has('b') ? await climb(arena, order.filter((each) => each.name !== 'embedded'), direct) : new Map<ContestantName, Ladder>();
+  const ladder = parts.has('b') ? await climb(arena, order.filter((each) => each.name !== 'embedded'), direct, readStackPhases) : new Map<ContestantName, Ladder>();
   return { json, stream, ladder, phases };
 }
 
 /** Up the ladder until each contestant fails a rung; its highest is the last rung it held before the first it failed. */
-async function climb(arena: Arena, climbers: Contestant[], direct: Contestant): Promise<Map<ContestantName, Ladder>> {
+/** `readStackPhases` reads the stack's own metrics around each of its rungs: what its runtimes did there. */
+async function climb(arena: Arena, climbers: Contestant[], direct: Contestant, readStackPhases: () => Promise<PhaseTotals>): Promise<Map<ContestantName, Ladder>> {
   const ladders = new Map<ContestantName, Ladder>(climbers.map((each) => [each.name, { held: undefined, failed: undefined }]));
   let climbing = [...climbers];
   for (const rate of ladderRates) {
@@ -183,10 +184,12 @@ async function climb(arena: Arena, climbers: Contestant[], direct: Contestant): 
     const directRun = await measure(arena, direct, rate, stepSeconds * 1000, 'json');
     const line: string[] = [];
     for (const each of climbing) {
+      const before = each.name === 'gateway' ? await readStackPhases() : undefined;
       const run = await measure(arena, each, rate, stepSeconds * 1000, 'json');
+      const rung = { run, direct: directRun, phases: before && phaseMeans(before, await readStackPhases()) };
       const ladder = ladders.get(each.name) as Ladder;
-      if (holds(run, directRun, HOLD_P99_ADDED_MS)) ladder.held = { run, direct: directRun };
-      else ladder.failed = { run, direct: directRun };
+      if (holds(run, directRun, HOLD_P99_ADDED_MS)) ladder.held = rung;
+      else ladder.failed = rung;
       line.push(`${each.name} ${ladder.failed ? 'failed' : 'held'}`);
     }
     console.log(`  (b) ${rate} req/s: ${line.join(', ')}`);

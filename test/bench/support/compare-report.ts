@@ -11,10 +11,17 @@ import type { PhaseMeans } from './stack-phases';
 import { LONG_PAUSE_MS } from './stack-runtime';
 import { machineLine, median, ms } from './stats';
 
+/** One rung of a ladder; `phases`, for the stack, from its own metrics around the rung. */
+export interface Rung {
+  run: Measured;
+  direct: Measured;
+  phases: PhaseMeans | undefined;
+}
+
 export interface Ladder {
   /** The highest rung held before the first failed one. */
-  held: { run: Measured; direct: Measured } | undefined;
-  failed: { run: Measured; direct: Measured } | undefined;
+  held: Rung | undefined;
+  failed: Rung | undefined;
 }
 
 export interface Round {
@@ -138,6 +145,8 @@ function ladderTable(results: Round[], settings: ReportSettings) {
       'first failed req/s': failed ? failed.run.rate : `none up to ${settings.topRung}`,
       'there: added p99 ms, errors': failed ? `${ms(addedFigure(failed.run, failed.direct, 'p99'))}, ${failed.run.load.errors}` : '',
       'there: achieved req/s': failed ? Math.round(failed.run.load.achievedRate) : '',
+      [`there: collections > ${LONG_PAUSE_MS} ms, edge / ledger`]: failed?.phases ? `${failed.phases.runtime.edge.longCollections} / ${failed.phases.runtime.ledger.longCollections}` : '',
+      'there: loops busy %, edge / ledger': failed?.phases ? `${(failed.phases.runtime.edge.busy * 100).toFixed(0)} / ${(failed.phases.runtime.ledger.busy * 100).toFixed(0)}` : '',
     })),
   );
 }
