@@ -44,6 +44,8 @@ import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { AUTH_SCHEMA, type AuthDatabase } from '@gateway/auth/db';
 import { connectDatabase } from '@gateway/lib/db';
+import { createRedis } from '@gateway/lib/redis';
+import type { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../support/databases';
@@ -61,6 +63,7 @@ import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './su
 import { ratesOption } from './support/options';
 import { portkeyHeaders, startPortkey, type PortkeyGateway } from './support/portkey';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server';
+import { monitorRedisStalls } from './support/redis-stalls';
 import { phaseMeans, readPhases, type PhaseMeans, type PhaseTotals, type ScrapedProcess } from './support/stack-phases';
 
 const { values } = parseArgs({
@@ -205,6 +208,8 @@ async function main(): Promise<void> {
   let upstream: HelperProcess | undefined;
   let portkey: PortkeyGateway | undefined;
   let redis: PrivateRedis | undefined;
+  /** The bench's own connection to the stack's Redis, for Redis's latency monitor. */
+  let stackRedis: Redis | undefined;
   let stack: Stack | undefined;
   let embedded: EmbeddedGateway | undefined;
   let floor: HotPathFloor | undefined;
@@ -261,6 +266,9 @@ async function main(): Promise<void> {
     };
     const stackPids = stack.processes();
     const phaseProcesses = stackPids.flatMap(({ name, metricsPort }): ScrapedProcess[] => ((name === 'edge' || name === 'ledger') && metricsPort ? [{ kind: name, metricsPort }] : []));
+    const latencyMonitor = createRedis(redis.url, { name: 'bench-latency-monitor' });
+    stackRedis = latencyMonitor;
+    await monitorRedisStalls(latencyMonitor);
     const gatewayProcesses = async () => {
       const named: Record<string, number[]> = {};
       let edgeReplica = 0;
@@ -301,7 +309,7 @@ async function main(): Promise<void> {
       // Each round starts with a different contestant, so no one always runs first (or right after another).
       const order = contestants.map((_, index) => contestants[(index + round) % contestants.length] as Contestant);
       console.log(`Round ${round + 1} of ${rounds} (${order.map(({ name }) => name).join(', ')}):`);
-      results.push(await runRound(arena, order, direct, () => readPhases(phaseProcesses)));
+      results.push(await runRound(arena, order, direct, () => readPhases(phaseProcesses, latencyMonitor)));
     }
 
     printReport(results, {
@@ -322,6 +330,7 @@ async function main(): Promise<void> {
     await Promise.all(targets.map((target) => target.close()));
     await embedded?.stop();
     await floor?.stop();
+    stackRedis?.disconnect();
     await stack?.stop();
     await portkey?.stop();
     await upstream?.stop();

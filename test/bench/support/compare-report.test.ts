@@ -67,7 +67,7 @@ function printed(results: Round[]): string {
 const targetLine = (report: string, start: string) => report.split('\n').find((line) => line.startsWith(start));
 
 describe("bench:compare's report", () => {
-  it("shows what the stack's runtimes did in the rung where it failed", () => {
+  it("shows what the stack's runtimes and its Redis did in the rung where it failed", () => {
     const busy = (edge: number, ledger: number) => ({
       edge: { busy: edge, gcMsPerRequest: 0.02, longCollections: 1 },
       ledger: { busy: ledger, gcMsPerRequest: 0.01, longCollections: 0 },
@@ -75,7 +75,7 @@ describe("bench:compare's report", () => {
     const rung = (rate: number, p99: number) => ({
       run: { ...measured('gateway', 1, p99), rate },
       direct: { ...measured('direct', 0.1, 0.4), rate },
-      phases: { requestMs: 1, providerMs: 0.3, recordMs: 0.5, ledgerRecordMs: 0.3, runtime: busy(0.41, 0.27) },
+      phases: { requestMs: 1, providerMs: 0.3, recordMs: 0.5, ledgerRecordMs: 0.3, runtime: busy(0.41, 0.27), redisStalls: { seconds: 2, longestMs: 31 } },
     });
     const ladderRound = { ...round([0.1, 0.4], [1.1, 9.4], [1.5, 8.4]), ladder: new Map([['gateway' as const, { held: rung(500, 8), failed: rung(600, 40) }]]) };
     const ladderRow = printed([ladderRound])
@@ -83,6 +83,7 @@ describe("bench:compare's report", () => {
       .find((line) => line.includes('first failed req/s'));
     expect(ladderRow).toContain('"there: collections > 10 ms, edge / ledger":"1 / 0"');
     expect(ladderRow).toContain('"there: loops busy %, edge / ledger":"41 / 27"');
+    expect(ladderRow).toContain('"there: Redis, seconds with an fsync > 5 ms, longest":"2, 31 ms"');
   });
 
   it('counts every round whose direct calls were faster than each contestant', () => {

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { RedisPersistence } from '../../support/redis-server';
 import { added, latencyOf, type ContestantName, type Measured } from './contest';
 import type { PhaseMeans } from './stack-phases';
+import { STALL_THRESHOLD_MS } from './redis-stalls';
 import { LONG_PAUSE_MS } from './stack-runtime';
 import { machineLine, median, ms } from './stats';
 
@@ -147,6 +148,7 @@ function ladderTable(results: Round[], settings: ReportSettings) {
       'there: achieved req/s': failed ? Math.round(failed.run.load.achievedRate) : '',
       [`there: collections > ${LONG_PAUSE_MS} ms, edge / ledger`]: failed?.phases ? `${failed.phases.runtime.edge.longCollections} / ${failed.phases.runtime.ledger.longCollections}` : '',
       'there: loops busy %, edge / ledger': failed?.phases ? `${(failed.phases.runtime.edge.busy * 100).toFixed(0)} / ${(failed.phases.runtime.ledger.busy * 100).toFixed(0)}` : '',
+      [`there: Redis, seconds with an fsync > ${STALL_THRESHOLD_MS} ms, longest`]: failed?.phases ? `${failed.phases.redisStalls.seconds}, ${failed.phases.redisStalls.longestMs} ms` : '',
     })),
   );
 }
@@ -280,6 +282,8 @@ function phaseTable(results: Round[], settings: ReportSettings): string {
         [`${who}: collections longer than ${LONG_PAUSE_MS} ms over the run`, spread(of((phases) => phases.runtime[kind].longCollections), (value) => value.toFixed(0))],
       ];
     }),
+    [`the stack's Redis: seconds with an fsync longer than ${STALL_THRESHOLD_MS} ms over the run`, spread(of((phases) => phases.redisStalls.seconds), (value) => value.toFixed(0))],
+    ["the stack's Redis: its longest fsync over the run, ms (0: none over the threshold)", spread(of((phases) => phases.redisStalls.longestMs), (value) => value.toFixed(0))],
   ];
   return markdownTable([`Inside the stack at ${settings.rate} req/s, from its own metrics (median (range) of ${results.length} rounds)`, 'ms, or as named'], rows);
 }

@@ -1,11 +1,13 @@
+import type { Redis } from 'ioredis';
+import { takeRedisStalls, type RedisStalls } from './redis-stalls';
 import { addRuntime, emptyRuntimeReading, runtimeOver, type RuntimeOverRun, type RuntimeReading } from './stack-runtime';
 
 /**
  * Where a request's time goes inside the stack, read from the stack's own
  * Prometheus metrics rather than measured from outside: edge's whole
  * request, its provider call and its record's round trip, and the ledger's
- * handling of a record; and what edge's and the ledger's runtimes did
- * meanwhile. Two scrapes of every edge replica and ledger around a run give
+ * handling of a record; and what edge's and the ledger's runtimes and the
+ * stack's Redis (its slow fsyncs) did meanwhile. Two scrapes of every edge replica and ledger around a run give
  * the means over that run.
  */
 export interface PhaseMeans {
@@ -17,6 +19,7 @@ export interface PhaseMeans {
   /** The ledger's handling of a record: `StreamRecords` calls, server side (its Redis script included). */
   ledgerRecordMs: number;
   runtime: Record<ScrapedKind, RuntimeOverRun>;
+  redisStalls: RedisStalls;
 }
 
 export type ScrapedKind = 'edge' | 'ledger';
@@ -25,11 +28,13 @@ export interface ScrapedProcess {
   metricsPort: number;
 }
 
-type Phase = Exclude<keyof PhaseMeans, 'runtime'>;
+type Phase = Exclude<keyof PhaseMeans, 'runtime' | 'redisStalls'>;
 /** Each phase's histogram sum (ms) and count over every process scraped, and each kind's runtime. */
 export interface PhaseTotals {
   phases: Record<Phase, { sum: number; count: number }>;
   runtime: Record<ScrapedKind, RuntimeReading>;
+  /** Since the previous reading. */
+  redisStalls: RedisStalls;
 }
 
 const SERIES: Record<Phase, { metric: string; label: string }> = {
@@ -54,11 +59,12 @@ function addScrape(totals: PhaseTotals['phases'], text: string): void {
   }
 }
 
-/** The totals now, over these processes. */
-export async function readPhases(processes: readonly ScrapedProcess[]): Promise<PhaseTotals> {
+/** The totals now, over these processes and the stack's Redis. */
+export async function readPhases(processes: readonly ScrapedProcess[], redis: Redis): Promise<PhaseTotals> {
   const totals: PhaseTotals = {
     phases: Object.fromEntries(PHASES.map((phase) => [phase, { sum: 0, count: 0 }])) as PhaseTotals['phases'],
     runtime: { edge: emptyRuntimeReading(), ledger: emptyRuntimeReading() },
+    redisStalls: await takeRedisStalls(redis),
   };
   for (const { kind, metricsPort } of processes) {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -82,5 +88,6 @@ export function phaseMeans(before: PhaseTotals, after: PhaseTotals): PhaseMeans 
       edge: runtimeOver(before.runtime.edge, after.runtime.edge, requests),
       ledger: runtimeOver(before.runtime.ledger, after.runtime.ledger, requests),
     },
+    redisStalls: after.redisStalls,
   };
 }
