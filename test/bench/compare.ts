@@ -177,8 +177,11 @@ async function runRound(arena: Arena, order: Contestant[], direct: Contestant, r
   return { json, stream, ladder, phases };
 }
 
-/** Up the ladder until each contestant fails a rung; its highest is the last rung it held before the first it failed. */
-/** `readStackPhases` reads the stack's own metrics around each of its rungs: what its runtimes did there. */
+/**
+ * Up the ladder until each contestant fails a rung; its highest is the last rung it held before the
+ * first it failed. `readStackPhases` reads the stack's own metrics around each of its rungs: what its
+ * runtimes and its Redis did there.
+ */
 async function climb(arena: Arena, climbers: Contestant[], direct: Contestant, readStackPhases: () => Promise<PhaseTotals>): Promise<Map<ContestantName, Ladder>> {
   const ladders = new Map<ContestantName, Ladder>(climbers.map((each) => [each.name, { held: undefined, failed: undefined }]));
   let climbing = [...climbers];

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scrape, total, type Sample } from '../../support/prometheus';
 import { takeRedisStalls, type RedisStalls } from './redis-stalls';
 import { addRuntime, emptyRuntimeReading, runtimeOver, type RuntimeOverRun, type RuntimeReading } from './stack-runtime';
 
@@ -7,8 +8,8 @@ import { addRuntime, emptyRuntimeReading, runtimeOver, type RuntimeOverRun, type
  * Prometheus metrics rather than measured from outside: edge's whole
  * request, its provider call and its record's round trip, and the ledger's
  * handling of a record; and what edge's and the ledger's runtimes and the
- * stack's Redis (its slow fsyncs) did meanwhile. Two scrapes of every edge replica and ledger around a run give
- * the means over that run.
+ * stack's Redis (its slow fsyncs) did meanwhile. Two scrapes of every edge
+ * replica and ledger around a run give the means over that run.
  */
 export interface PhaseMeans {
   /** edge's chat-completions request, first middleware to the response's close. */
@@ -37,25 +38,20 @@ export interface PhaseTotals {
   redisStalls: RedisStalls;
 }
 
-const SERIES: Record<Phase, { metric: string; label: string }> = {
-  requestMs: { metric: 'edge_http_duration', label: 'http_route="/api/gateway/v1/chat/completions"' },
-  providerMs: { metric: 'edge_provider_duration', label: 'stream="false"' },
-  recordMs: { metric: 'rpc_client_duration', label: 'rpc_method="StreamRecords"' },
-  ledgerRecordMs: { metric: 'rpc_server_duration', label: 'rpc_method="StreamRecords"' },
+const SERIES: Record<Phase, { metric: string; labels: Record<string, string> }> = {
+  requestMs: { metric: 'edge_http_duration', labels: { http_route: '/api/gateway/v1/chat/completions' } },
+  providerMs: { metric: 'edge_provider_duration', labels: { stream: 'false' } },
+  recordMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'StreamRecords' } },
+  ledgerRecordMs: { metric: 'rpc_server_duration', labels: { rpc_method: 'StreamRecords' } },
 };
 const PHASES = Object.keys(SERIES) as Phase[];
 
 /** Adds one scrape's histogram sums and counts of every phase to `totals`. */
-function addScrape(totals: PhaseTotals['phases'], text: string): void {
-  for (const line of text.split('\n')) {
-    for (const phase of PHASES) {
-      const { metric, label } = SERIES[phase];
-      const isSum = line.startsWith(`${metric}_sum{`);
-      if (!(isSum || line.startsWith(`${metric}_count{`)) || !line.includes(label)) continue;
-      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-      if (isSum) totals[phase].sum += value;
-      else totals[phase].count += value;
-    }
+function addScrape(totals: PhaseTotals['phases'], samples: Sample[]): void {
+  for (const phase of PHASES) {
+    const { metric, labels } = SERIES[phase];
+    totals[phase].sum += total(samples, `${metric}_sum`, labels);
+    totals[phase].count += total(samples, `${metric}_count`, labels);
   }
 }
 
@@ -67,9 +63,9 @@ export async function readPhases(processes: readonly ScrapedProcess[], redis: Re
     redisStalls: await takeRedisStalls(redis),
   };
   for (const { kind, metricsPort } of processes) {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    addScrape(totals.phases, text);
-    addRuntime(totals.runtime[kind], text);
+    const { samples } = await scrape(metricsPort);
+    addScrape(totals.phases, samples);
+    addRuntime(totals.runtime[kind], samples);
   }
   return totals;
 }

@@ -1,7 +1,8 @@
+import { parsePrometheusText } from '../../support/prometheus';
 import { addRuntime, emptyRuntimeReading, runtimeOver } from './stack-runtime';
 
 /** One process's scrape, as lib's runtime series print it. */
-function scrape({ busy, minor, major }: { busy: number; minor: number[]; major: number[] }): string {
+function scrape({ busy, minor, major }: { busy: number; minor: number[]; major: number[] }) {
   const kind = (type: string, pauses: number[]) => [
     `nodejs_gc_duration_count{gc_type="${type}",otel_scope_name="gateway"} ${pauses.length}`,
     `nodejs_gc_duration_sum{gc_type="${type}",otel_scope_name="gateway"} ${pauses.reduce((sum, pause) => sum + pause, 0)}`,
@@ -9,7 +10,7 @@ function scrape({ busy, minor, major }: { busy: number; minor: number[]; major: 
     `nodejs_gc_duration_bucket{gc_type="${type}",otel_scope_name="gateway",le="10"} ${pauses.filter((pause) => pause <= 10).length}`,
     `nodejs_gc_duration_bucket{gc_type="${type}",otel_scope_name="gateway",le="+Inf"} ${pauses.length}`,
   ];
-  return ['# TYPE nodejs_eventloop_utilization gauge', `nodejs_eventloop_utilization{otel_scope_name="gateway"} ${busy}`, ...kind('minor', minor), ...kind('major', major), ''].join('\n');
+  return parsePrometheusText(['# TYPE nodejs_eventloop_utilization gauge', `nodejs_eventloop_utilization{otel_scope_name="gateway"} ${busy}`, ...kind('minor', minor), ...kind('major', major), ''].join('\n'));
 }
 
 describe("the stack's runtimes over a run", () => {

@@ -1,4 +1,4 @@
-import { parsePrometheusText, total } from '../../support/prometheus';
+import { total, type Sample } from '../../support/prometheus';
 
 /**
  * What the runtimes of one kind of the stack's processes (edge's replicas
@@ -32,8 +32,7 @@ export function emptyRuntimeReading(): RuntimeReading {
 }
 
 /** Adds one process's scrape to `reading`. The utilization it reads covers the time since the previous scrape. */
-export function addRuntime(reading: RuntimeReading, text: string): void {
-  const samples = parsePrometheusText(text);
+export function addRuntime(reading: RuntimeReading, samples: Sample[]): void {
   const collections = total(samples, 'nodejs_gc_duration_count');
   reading.gcMs += total(samples, 'nodejs_gc_duration_sum');
   reading.collections += collections;
