@@ -2,6 +2,7 @@ import './support/catalog';
 import { createPromiseClient, type PromiseClient } from '@gateway/lib/grpc';
 import { AuthServiceService } from '@gateway/proto/gen/gateway/auth/v1/auth';
 import type { ServiceProcess } from '../support/processes';
+import { scrape, total } from '../support/prometheus';
 import { eventually } from './support/eventually';
 import { startE2e, type Caller, type E2e } from './support/harness';
 
@@ -13,13 +14,16 @@ import { startE2e, type Caller, type E2e } from './support/harness';
  */
 jest.setTimeout(90_000);
 
+/** Short enough for a test to outlive a verification, long enough for auth to answer a refresh before it lapses on a busy machine. */
+const CACHE_TTL_MS = 6000;
+
 let e2e: E2e;
 let secondEdge: ServiceProcess;
 let auth: PromiseClient<typeof AuthServiceService>;
 let replicas: string[];
 
 beforeAll(async () => {
-  e2e = await startE2e('e2e_revocation');
+  e2e = await startE2e('e2e_revocation', { serviceEnv: { edge: { PRINCIPAL_CACHE_TTL_MS: String(CACHE_TTL_MS) } } });
   secondEdge = await e2e.stack.startReplica('edge');
   replicas = [e2e.gatewayUrl, `http://127.0.0.1:${secondEdge.port}/api/gateway/v1`];
   auth = createPromiseClient(AuthServiceService, { serviceName: 'auth', address: e2e.stack.services.auth.address, deadlineMs: 5000 });
@@ -96,6 +100,32 @@ it('keeps other organizations’ verifications when one organization changes', a
     expect(call.status).toBe(200);
     expect(await verifiedBy(call.requestId)).toBe('cache');
   }
+});
+
+it('verifies a key in steady use again in the background: once cached, no call waits on auth', async () => {
+  const caller = await e2e.seed({ plan: 'simulated' });
+  const [replica = ''] = replicas;
+  const first = await chat(replica, caller.key);
+  expect(await verifiedBy(first.requestId)).toBe('auth');
+  const verifiedBefore = Date.now();
+  const authenticateCalls = async () => total((await scrape(e2e.stack.services.auth.metricsPort)).samples, 'rpc_server_duration_count', { rpc_method: 'Authenticate' });
+  const before = await authenticateCalls();
+
+  // Calls until the first verification has lapsed: without a refresh, the first call after it would wait on auth.
+  const later: string[] = [];
+  await eventually(
+    async () => {
+      const call = await chat(replica, caller.key);
+      expect(call.status).toBe(200);
+      later.push(call.requestId);
+      return Date.now() - verifiedBefore > CACHE_TTL_MS + 500 ? true : undefined;
+    },
+    'the first verification to lapse',
+    CACHE_TTL_MS * 3,
+  );
+  expect(new Set(await Promise.all(later.map(verifiedBy)))).toEqual(new Set(['cache']));
+  // One call to auth, in the background, for all the calls in the last quarter of the TTL.
+  expect(await authenticateCalls()).toBe(before + 1);
 });
 
 it('logs no credential in any process', () => {

@@ -83,4 +83,81 @@ describe('PrincipalCache', () => {
     expect(cache.get('first')).toBeUndefined();
     expect(cache.get('third')).toBeDefined();
   });
+
+  describe('verifying', () => {
+    /** A call to auth that answers when the test says so, counting how often it was asked. */
+    function auth() {
+      const asked: Array<{ resolve(principal: ReturnType<typeof samplePrincipal>): void; reject(error: Error): void }> = [];
+      const ask = () => new Promise<ReturnType<typeof samplePrincipal>>((resolve, reject) => asked.push({ resolve, reject }));
+      return { ask, asked };
+    }
+
+    it('has the calls for one key share one call to auth, and stores its answer', async () => {
+      const { cache } = cacheAt();
+      const { ask, asked } = auth();
+      const first = cache.verify('k', ask);
+      const second = cache.verify('k', ask);
+      expect(asked).toHaveLength(1);
+      asked[0]?.resolve(samplePrincipal(ORG_A));
+      expect((await first).organizationId).toBe(ORG_A);
+      expect(await second).toBe(await first);
+      expect(cache.get('k')?.organizationId).toBe(ORG_A);
+      cache.verify('k', ask).catch(() => undefined);
+      expect(asked).toHaveLength(2);
+    });
+
+    it('shares no verification that started before an invalidation, and stores none', async () => {
+      const { cache } = cacheAt();
+      const { ask, asked } = auth();
+      const before = cache.verify('k', ask);
+      cache.dropOrganization(ORG_B);
+      const after = cache.verify('k', ask);
+      expect(asked).toHaveLength(2);
+      asked[0]?.resolve(samplePrincipal(ORG_A, { scopes: ['old'] }));
+      await before;
+      expect(cache.get('k')).toBeUndefined();
+      asked[1]?.resolve(samplePrincipal(ORG_A, { scopes: ['new'] }));
+      expect((await after).scopes).toEqual(['new']);
+      expect(cache.get('k')?.scopes).toEqual(['new']);
+    });
+
+    it('shares nothing while disabled: invalidations may be missed then', () => {
+      const cache = new PrincipalCache({ ttlMs: 30_000, maxEntries: 100 });
+      const { ask, asked } = auth();
+      void cache.verify('k', ask);
+      void cache.verify('k', ask);
+      expect(asked).toHaveLength(2);
+    });
+
+    it('is due again in the last quarter of the TTL, once, and the answer starts a new TTL', async () => {
+      const { cache, clock } = cacheAt();
+      const { ask, asked } = auth();
+      cache.store('k', samplePrincipal(ORG_A), cache.ticket());
+      clock.now += 22_499;
+      expect(cache.dueForRefresh('k')).toBe(false);
+      clock.now += 1;
+      expect(cache.dueForRefresh('k')).toBe(true);
+      const refresh = cache.verify('k', ask);
+      expect(cache.dueForRefresh('k')).toBe(false);
+      expect(cache.get('k')?.organizationId).toBe(ORG_A);
+      asked[0]?.resolve(samplePrincipal(ORG_A));
+      await refresh;
+      expect(cache.dueForRefresh('k')).toBe(false);
+      clock.now += 29_999;
+      expect(cache.get('k')).toBeDefined();
+      expect(cache.dueForRefresh('k')).toBe(true);
+    });
+
+    it('drops the entry when auth refuses it, so the next call asks auth and meets the refusal', async () => {
+      const { cache, clock } = cacheAt();
+      const { ask, asked } = auth();
+      cache.store('k', samplePrincipal(ORG_A), cache.ticket());
+      clock.now += 25_000;
+      const refresh = cache.verify('k', ask);
+      asked[0]?.reject(new Error('unauthenticated'));
+      await expect(refresh).rejects.toThrow('unauthenticated');
+      expect(cache.get('k')).toBeUndefined();
+      expect(cache.dueForRefresh('k')).toBe(false);
+    });
+  });
 });

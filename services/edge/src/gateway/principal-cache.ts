@@ -11,7 +11,22 @@ interface Entry {
   principal: Principal;
   /** When the entry stops being used: the TTL or the credential's own expiry, whichever comes first. */
   usableUntil: number;
+  /** From then on, a call served from the entry has auth verify the credential again in the background. */
+  refreshAt: number;
 }
+
+/** A call to auth in flight for one key, and the generation it started in. */
+interface Verification {
+  generation: number;
+  principal: Promise<Principal>;
+}
+
+/**
+ * The share of the TTL after which an entry in use is verified again in the
+ * background: the answer is back long before the entry lapses, so a
+ * credential in steady use never has a call wait on auth.
+ */
+const REFRESH_AFTER_TTL_SHARE = 0.75;
 
 /**
  * Verified principals, reused for a short while so that a repeat caller
@@ -24,10 +39,14 @@ interface Entry {
  *
  * The TTL also keeps last_used_at honest: auth writes it when it verifies,
  * at most once a minute, and a key in steady use is verified again at least
- * once per TTL.
+ * once per TTL. That verification happens in the background, from the last
+ * quarter of the TTL on, and calls for one key share one call to auth: when
+ * an entry lapsed with every call waiting, the calls of the next few
+ * milliseconds each asked auth and waited for it.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly verifying = new Map<string, Verification>();
   private enabled = false;
   /** Moves on every invalidation: a verification that started before one must not be stored after it. */
   private generation = 0;
@@ -66,7 +85,51 @@ export class PrincipalCache {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(key, { principal, usableUntil: Math.min(this.now() + this.settings.ttlMs, expiresAt) });
+    const now = this.now();
+    this.entries.set(key, { principal, usableUntil: Math.min(now + this.settings.ttlMs, expiresAt), refreshAt: now + this.settings.ttlMs * REFRESH_AFTER_TTL_SHARE });
+  }
+
+  /** The entry is in its last quarter and no verification of it is in flight. */
+  dueForRefresh(key: string): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && this.now() >= entry.refreshAt && this.verificationOf(key) === undefined;
+  }
+
+  /**
+   * Has auth verify the credential (`ask`) and stores the answer. While the
+   * cache is enabled, calls for a key whose verification is in flight share
+   * it, unless an invalidation came since it started: a call that arrives
+   * after a revoke returned must not get the answer from before it. A
+   * failure (a refusal, auth unreachable) is never stored and takes the
+   * key's entry with it: the next call asks auth itself, as at a lapse.
+   */
+  verify(key: string, ask: () => Promise<Principal>): Promise<Principal> {
+    if (!this.enabled) return ask();
+    const pending = this.verificationOf(key);
+    if (pending) return pending.principal;
+    const ticket = this.ticket();
+    const principal = ask().then(
+      (verified) => {
+        this.store(key, verified, ticket);
+        return verified;
+      },
+      (error: unknown) => {
+        this.entries.delete(key);
+        throw error;
+      },
+    );
+    const verification: Verification = { generation: ticket, principal };
+    this.verifying.set(key, verification);
+    const settled = () => {
+      if (this.verifying.get(key) === verification) this.verifying.delete(key);
+    };
+    principal.then(settled, settled);
+    return principal;
+  }
+
+  private verificationOf(key: string): Verification | undefined {
+    const verification = this.verifying.get(key);
+    return verification?.generation === this.generation ? verification : undefined;
   }
 
   dropOrganization(organizationId: string): void {

@@ -49,18 +49,22 @@ export async function authenticateGatewayCall(
   const credential = bearerOf(req);
   const agentHeader = req.headers[AGENT_ID_HEADER];
   const agentId = typeof agentHeader === 'string' ? agentHeader : '';
+  const ask = async () => {
+    const { principal } = await auth.authenticate({ credential, agentId });
+    if (!principal) throw new DomainError('internal', 'Internal error. Report it with the request id.', { internalReason: 'auth answered without a principal' });
+    return principal;
+  };
   const cacheKey = cache ? PrincipalCache.keyOf(credential, agentId) : '';
   if (cache && auth.isConnected()) {
     const cached = cache.get(cacheKey);
     if (cached) {
+      // What the refresh answers is for later calls; a refusal is theirs to meet.
+      if (cache.dueForRefresh(cacheKey)) cache.verify(cacheKey, ask).catch(() => undefined);
       res.locals.verifiedBy = 'cache';
       return cached;
     }
   }
-  const ticket = cache?.ticket() ?? 0;
-  const { principal } = await auth.authenticate({ credential, agentId });
-  if (!principal) throw new DomainError('internal', 'Internal error. Report it with the request id.', { internalReason: 'auth answered without a principal' });
-  cache?.store(cacheKey, principal, ticket);
+  const principal = cache ? await cache.verify(cacheKey, ask) : await ask();
   res.locals.verifiedBy = 'auth';
   return principal;
 }
