@@ -274,6 +274,8 @@ function phaseTable(results: Round[], settings: ReportSettings): string {
     ["the record's round trip, as edge sees it", spread(of((phases) => phases.recordMs))],
     ["the ledger's handling of a record (its Redis script included)", spread(of((phases) => phases.ledgerRecordMs))],
     ["edge's own part (its request less the provider call and the record)", spread(of((phases) => phases.requestMs - phases.providerMs - phases.recordMs))],
+    ["edge's requests whose credential waited on auth (not the principal cache), over the run", spread(of((phases) => phases.authVerifiedRequests), (value) => value.toFixed(0))],
+    ['those requests, each', spread(of((phases) => phases.authVerifiedMs))],
     ...(['edge', 'ledger'] as const).flatMap((kind) => {
       const who = kind === 'edge' ? "edge's replicas" : 'the ledger';
       return [

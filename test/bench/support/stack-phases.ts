@@ -6,8 +6,8 @@ import { addRuntime, emptyRuntimeReading, runtimeOver, type RuntimeOverRun, type
 /**
  * Where a request's time goes inside the stack, read from the stack's own
  * Prometheus metrics rather than measured from outside: edge's whole
- * request, its provider call and its record's round trip, and the ledger's
- * handling of a record; and what edge's and the ledger's runtimes and the
+ * request, its provider call and its record's round trip, the ledger's
+ * handling of a record, and the requests that waited on auth; and what edge's and the ledger's runtimes and the
  * stack's Redis (its slow fsyncs) did meanwhile. Two scrapes of every edge
  * replica and ledger around a run give the means over that run.
  */
@@ -19,6 +19,10 @@ export interface PhaseMeans {
   recordMs: number;
   /** The ledger's handling of a record: `StreamRecords` calls, server side (its Redis script included). */
   ledgerRecordMs: number;
+  /** edge's requests whose credential waited on auth (not answered from the principal cache): their mean. */
+  authVerifiedMs: number;
+  /** And how many there were. */
+  authVerifiedRequests: number;
   runtime: Record<ScrapedKind, RuntimeOverRun>;
   redisStalls: RedisStalls;
 }
@@ -29,7 +33,7 @@ export interface ScrapedProcess {
   metricsPort: number;
 }
 
-type Phase = Exclude<keyof PhaseMeans, 'runtime' | 'redisStalls'>;
+type Phase = Exclude<keyof PhaseMeans, 'authVerifiedRequests' | 'runtime' | 'redisStalls'>;
 /** Each phase's histogram sum (ms) and count over every process scraped, and each kind's runtime. */
 export interface PhaseTotals {
   phases: Record<Phase, { sum: number; count: number }>;
@@ -43,6 +47,7 @@ const SERIES: Record<Phase, { metric: string; labels: Record<string, string> }> 
   providerMs: { metric: 'edge_provider_duration', labels: { stream: 'false' } },
   recordMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'StreamRecords' } },
   ledgerRecordMs: { metric: 'rpc_server_duration', labels: { rpc_method: 'StreamRecords' } },
+  authVerifiedMs: { metric: 'edge_http_duration', labels: { http_route: '/api/gateway/v1/chat/completions', verified_by: 'auth' } },
 };
 const PHASES = Object.keys(SERIES) as Phase[];
 
@@ -80,6 +85,8 @@ export function phaseMeans(before: PhaseTotals, after: PhaseTotals): PhaseMeans 
     providerMs: mean('providerMs'),
     recordMs: mean('recordMs'),
     ledgerRecordMs: mean('ledgerRecordMs'),
+    authVerifiedMs: mean('authVerifiedMs'),
+    authVerifiedRequests: calls('authVerifiedMs'),
     runtime: {
       edge: runtimeOver(before.runtime.edge, after.runtime.edge, requests),
       ledger: runtimeOver(before.runtime.ledger, after.runtime.ledger, requests),
