@@ -1,6 +1,5 @@
 import {
   Metadata,
-  connectivityState,
   credentials,
   makeGenericClientConstructor,
   type ServiceDefinition,
@@ -14,6 +13,7 @@ import { callTimer } from './call-metrics';
 import { callSpans } from './call-spans';
 import { startClientCall, type ClientMethod } from './client-call';
 import { callOverStreams, type StreamedCalls } from './call-streams';
+import { followConnectivity } from './connectivity';
 import type { AnswerEnvelope, CallEnvelope, CallRequestOf, CallResponseOf, RequestOf, ResponseOf, RpcServiceDefinition } from './methods';
 import { fromGrpcError } from './status';
 
@@ -43,7 +43,11 @@ export type PromiseClient<D> = {
       ? (request: RequestOf<D[K]>, settings?: StreamSettings) => AsyncIterable<ResponseOf<D[K]>>
       : (request: RequestOf<D[K]>, settings?: CallSettings) => Promise<ResponseOf<D[K]>>;
 } & {
-  /** Whether the channel holds a live connection to the service right now (no call is made). */
+  /**
+   * Whether the channel holds a live connection to the service, or is making
+   * one again after the server ended the last in order (connectivity.ts); no
+   * call is made.
+   */
   isConnected(): boolean;
   close(): void;
 };
@@ -80,7 +84,7 @@ const KEEPALIVE_MS = 30_000;
  * started (one that raced the GOAWAY of a server that is shutting down) is
  * made again on another connection, so a backend's drain fails no call.
  */
-const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+export const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
 /**
  * How soon a backend that comes back is used. grpc-js reconnects a lost
@@ -135,7 +139,7 @@ export function createPromiseClient<D extends RpcServiceDefinition>(
   type CallStreamMethod = (metadata: Metadata, options: CallOptions) => ClientDuplexStream<CallEnvelope<unknown>, AnswerEnvelope<unknown>>;
   const callStreams: StreamedCalls[] = [];
   const methods: Record<string, unknown> = {
-    isConnected: () => client.getChannel().getConnectivityState(false) === connectivityState.READY,
+    isConnected: followConnectivity(client.getChannel()),
     close: () => {
       for (const streamed of callStreams) streamed.close();
       client.close();
