@@ -7,9 +7,10 @@ import { addRuntime, emptyRuntimeReading, runtimeOver, type RuntimeOverRun, type
  * Where a request's time goes inside the stack, read from the stack's own
  * Prometheus metrics rather than measured from outside: edge's whole
  * request, its provider call and its record's round trip, the ledger's
- * handling of a record, and the requests that waited on auth; and what edge's and the ledger's runtimes and the
- * stack's Redis (its slow fsyncs) did meanwhile. Two scrapes of every edge
- * replica and ledger around a run give the means over that run.
+ * handling of a record, and the requests that waited on auth; and what
+ * edge's and the ledger's runtimes and the stack's Redis (its slow fsyncs)
+ * did meanwhile. Two scrapes of every edge replica and ledger around a run
+ * give the means over that run.
  */
 export interface PhaseMeans {
   /** edge's chat-completions request, first middleware to the response's close. */

@@ -2,7 +2,7 @@ import { connectivityState, credentials, makeGenericClientConstructor, type Serv
 import { LedgerServiceService } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { createLogger } from '../logging';
 import { RECONNECT_CHANNEL_OPTIONS, ROUND_ROBIN } from './client';
-import { followConnectivity } from './connectivity';
+import { followConnectivity, onTransitions } from './connectivity';
 import { serveService, type ServiceServer } from './server';
 
 /**
@@ -15,23 +15,8 @@ import { serveService, type ServiceServer } from './server';
 const definition = { getQuota: LedgerServiceService.getQuota };
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-type Channel = ReturnType<InstanceType<ReturnType<typeof makeGenericClientConstructor>>['getChannel']>;
-
-/** Calls `onChange(from, to)` on every change of the channel's state until it shuts down. */
-function onTransitions(channel: Channel, onChange: (from: connectivityState, to: connectivityState) => void): void {
-  let state = channel.getConnectivityState(false);
-  const watch = () =>
-    channel.watchConnectivityState(state, Number.POSITIVE_INFINITY, () => {
-      const next = channel.getConnectivityState(false);
-      onChange(state, next);
-      state = next;
-      if (next !== connectivityState.SHUTDOWN) watch();
-    });
-  watch();
-}
-
 /** Resolves once `predicate` holds after some transition. */
-function until(channel: Channel, predicate: (from: connectivityState, to: connectivityState) => boolean): Promise<void> {
+function until(channel: Parameters<typeof onTransitions>[0], predicate: (from: connectivityState, to: connectivityState) => boolean): Promise<void> {
   return new Promise((resolve) => onTransitions(channel, (from, to) => predicate(from, to) && resolve()));
 }
 

@@ -12,25 +12,30 @@ type Channel = Pick<ReturnType<Client['getChannel']>, 'getConnectivityState' | '
  */
 export const RECONNECT_GRACE_MS = 1000;
 
+/** Calls `onChange(from, to)` on every change of the channel's state, until it shuts down. */
+export function onTransitions(channel: Channel, onChange: (from: connectivityState, to: connectivityState) => void): void {
+  let state = channel.getConnectivityState(false);
+  const watch = () =>
+    channel.watchConnectivityState(state, Number.POSITIVE_INFINITY, () => {
+      const next = channel.getConnectivityState(false);
+      onChange(state, next);
+      state = next;
+      if (next !== connectivityState.SHUTDOWN) watch();
+    });
+  watch();
+}
+
 /**
  * Follows the channel's state from now on and answers whether calls can be
  * expected to reach the service: READY, or connecting again within
  * RECONNECT_GRACE_MS of leaving READY with no attempt failed since.
  */
 export function followConnectivity(channel: Channel, clock: () => number = Date.now): () => boolean {
-  let state = channel.getConnectivityState(false);
-  let connectedUntil = state === connectivityState.READY ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
-  const watch = () => {
-    if (state === connectivityState.SHUTDOWN) return;
-    channel.watchConnectivityState(state, Number.POSITIVE_INFINITY, () => {
-      const next = channel.getConnectivityState(false);
-      if (next === connectivityState.READY) connectedUntil = Number.POSITIVE_INFINITY;
-      else if (next === connectivityState.TRANSIENT_FAILURE || next === connectivityState.SHUTDOWN) connectedUntil = Number.NEGATIVE_INFINITY;
-      else if (state === connectivityState.READY) connectedUntil = clock() + RECONNECT_GRACE_MS;
-      state = next;
-      watch();
-    });
-  };
-  watch();
+  let connectedUntil = channel.getConnectivityState(false) === connectivityState.READY ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  onTransitions(channel, (from, to) => {
+    if (to === connectivityState.READY) connectedUntil = Number.POSITIVE_INFINITY;
+    else if (to === connectivityState.TRANSIENT_FAILURE || to === connectivityState.SHUTDOWN) connectedUntil = Number.NEGATIVE_INFINITY;
+    else if (from === connectivityState.READY) connectedUntil = clock() + RECONNECT_GRACE_MS;
+  });
   return () => clock() < connectedUntil;
 }
