@@ -40,6 +40,12 @@ export const ledgerConfigShape = {
    * by this, so the slices shrink near the end and the last of an allowance is not stranded in one holder.
    */
   LEASE_SHARE_DIVISOR: z.coerce.number().int().min(1).max(1000).default(4),
+  /**
+   * How long a Lease the allowance left cannot cover, while other holders hold slices of it, waits
+   * for them to give back what they hold unused before it is refused (0: it is refused at once).
+   * Below edge's RPC_DEADLINE_MS.
+   */
+  LEASE_RECLAIM_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(200),
   /** Records per Postgres transaction. */
   WRITER_BATCH_SIZE: z.coerce.number().int().min(1).max(2000).default(500),
   /** How long one stream read waits; below the stream reader's Redis command timeout (1 s). */

@@ -1,3 +1,4 @@
+import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 import { runService } from '@gateway/lib/service';
 import { ledgerConfigShape } from './config';
 
@@ -42,7 +43,7 @@ runService({
     const stopWatching = watchCatalogFile(catalogPath, logger, (next) => {
       if (!catalog.replace(next)) return;
       logger.info({ catalog: next.version }, 'catalog in force: plan limits changed, every lease holder asks anew');
-      quota.announceEveryOrganization().catch((error: unknown) => {
+      quota.announce(EVERY_ORGANIZATION).catch((error: unknown) => {
         logger.warn({ err: error }, 'could not announce the catalog change; leases take the new limits as they are renewed');
       });
     });
@@ -56,7 +57,7 @@ runService({
         logger,
         settings: {
           reservationTtlSeconds: config.RESERVATION_TTL_SECONDS,
-          lease: { ttlMs: config.LEASE_TTL_MS, shareDivisor: config.LEASE_SHARE_DIVISOR },
+          lease: { ttlMs: config.LEASE_TTL_MS, shareDivisor: config.LEASE_SHARE_DIVISOR, reclaimWaitMs: config.LEASE_RECLAIM_WAIT_MS },
           writer: {
             batchSize: config.WRITER_BATCH_SIZE,
             blockMs: config.WRITER_BLOCK_MS,

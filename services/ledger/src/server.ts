@@ -19,7 +19,7 @@ export function writerConsumerName(): string {
 export function defaultLedgerSettings(): LedgerSettings {
   return {
     reservationTtlSeconds: 600,
-    lease: { ttlMs: 10_000, shareDivisor: 4 },
+    lease: { ttlMs: 10_000, shareDivisor: 4, reclaimWaitMs: 200 },
     writer: { consumer: writerConsumerName(), batchSize: 500, blockMs: 100, lingerMs: 200, claimIdleMs: 30_000 },
   };
 }

@@ -54,6 +54,51 @@ describe('ledger leases', () => {
     });
   });
 
+  it('has the holders give back what they hold unused when only that could cover a need, and waits again only once they hold less', async () => {
+    const who = subject();
+    const other = subject();
+    const abort = new AbortController();
+    const pushes: string[] = [];
+    let opened: () => void = () => undefined;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    // edge-1, as edge does it: on a push for the organization, it gives back what its lease holds unused.
+    let unused = 0n;
+    const holder = (async () => {
+      for await (const { organizationId } of client.watchLeases({ holderId: 'edge-1' }, { signal: abort.signal })) {
+        pushes.push(organizationId);
+        if (organizationId === '') opened();
+        if (organizationId !== who.organizationId || unused === 0n) continue;
+        const giveBack = unused;
+        unused = 0n;
+        await client.lease({ subject: who, holderId: 'edge-1', need: '0', want: '0', giveBack: giveBack.toString() });
+      }
+    })().catch(() => undefined);
+    try {
+      await open;
+      // The tiny plan's 1,000: edge-1 holds 250 of it, unused.
+      await expect(client.lease({ subject: who, holderId: 'edge-1', need: '100', want: '1000', giveBack: '0' })).resolves.toMatchObject({ grantedAmount: '250' });
+      unused = 250n;
+      // 900 fits only with edge-1's slice: it is given back, and the need granted.
+      await expect(client.lease({ subject: who, holderId: 'edge-2', need: '900', want: '0', giveBack: '0' })).resolves.toMatchObject({
+        granted: true,
+        grantedAmount: '900',
+        quota: { heldMicros: '900', remainingMicros: '100' },
+      });
+      // 150 would fit only with edge-2's 900, which edge-2 does not give back (its calls hold it): refused once the wait is over...
+      await expect(client.lease({ subject: who, holderId: 'edge-3', need: '150', want: '0', giveBack: '0' })).resolves.toMatchObject({ granted: false });
+      // ... and at once the next time, the others holding no less: no announcement, no wait.
+      await expect(client.lease({ subject: who, holderId: 'edge-3', need: '150', want: '0', giveBack: '0' })).resolves.toMatchObject({ granted: false });
+      // Another organization's reclaim is announced after it; the one announcement of `who` for edge-3 came before.
+      await client.lease({ subject: other, holderId: 'edge-1', need: '1000', want: '0', giveBack: '0' });
+      await client.lease({ subject: other, holderId: 'edge-2', need: '1', want: '0', giveBack: '0' });
+      while (!pushes.includes(other.organizationId)) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(pushes).toEqual(['', who.organizationId, who.organizationId, other.organizationId]);
+    } finally {
+      abort.abort();
+      await holder;
+    }
+  });
+
   it('names the field of a bad ask', async () => {
     const error = await rejection(client.lease({ subject: subject(), holderId: '', need: '1', want: '0', giveBack: '0' }));
     expect(error).toBeInstanceOf(DomainError);

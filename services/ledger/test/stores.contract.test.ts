@@ -448,15 +448,19 @@ describe.each([
       expect(heard).toEqual(Array.from({ length: 4 }, () => key.organizationId));
     });
 
-    it('announces every organization to every watcher when asked (a catalog change)', async () => {
+    it.each([
+      ['every organization (a catalog change)', () => EVERY_ORGANIZATION],
+      ['one organization (its unused slices wanted back)', () => key.organizationId],
+    ])('announces %s to every watcher when asked', async (_, which) => {
+      const announced = which();
       const heard = new Promise<string>((resolve) => {
         const unsubscribe = stores.changes.subscribe((organizationId) => {
           unsubscribe();
           resolve(organizationId);
         });
       });
-      await stores.quota.announceEveryOrganization();
-      await expect(heard).resolves.toBe(EVERY_ORGANIZATION);
+      await stores.quota.announce(announced);
+      await expect(heard).resolves.toBe(announced);
     });
   });
 

@@ -1,5 +1,4 @@
 import type { MeterName } from '@gateway/lib/catalog';
-import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 import type { MemoryAllowanceChanges } from '../leases/changes';
 import type { MemoryRecordQueue } from '../queue/memory-queue';
 import { counterExpiryMs } from './key-expiry';
@@ -126,8 +125,8 @@ export class MemoryQuotaStore implements QuotaStore {
     return Promise.resolve(state !== undefined);
   }
 
-  announceEveryOrganization(): Promise<void> {
-    this.changes.announce(EVERY_ORGANIZATION);
+  announce(organizationId: string): Promise<void> {
+    this.changes.announce(organizationId);
     return Promise.resolve();
   }
 

@@ -1,6 +1,5 @@
 import type { MeterName } from '@gateway/lib/catalog';
 import type { Redis } from '@gateway/lib/redis';
-import { EVERY_ORGANIZATION } from '@gateway/lib/allowance-changes';
 import { requireConnected } from '../redis/availability';
 import type { LedgerKeys } from '../redis/keys';
 import { luaScript, runScript } from '../redis/scripts';
@@ -155,9 +154,9 @@ export class RedisQuotaStore implements QuotaStore {
     return (await runScript(this.redis, scripts.addCredits, [this.keys.counters(key)], [amount.toString(), ...this.announcement(key)])) === 1;
   }
 
-  async announceEveryOrganization(): Promise<void> {
+  async announce(organizationId: string): Promise<void> {
     requireConnected(this.redis);
-    await this.redis.publish(this.keys.allowanceChanges, EVERY_ORGANIZATION);
+    await this.redis.publish(this.keys.allowanceChanges, organizationId);
   }
 
   /** The channel and message that announce a change of the organization's allowance (leases/redis-changes.ts). */

@@ -131,8 +131,9 @@ export interface QuotaStore {
   addCredits(key: CounterKey, amount: bigint): Promise<boolean>;
   /**
    * Announces to every allowance-change watcher, of every ledger process on
-   * the store, that any organization's allowance may have changed (a plan's
-   * limit in the catalog): every holder gives back its leases and asks anew.
+   * the store, that the organization's allowance (EVERY_ORGANIZATION: any
+   * organization's, a plan's limit in the catalog) changed or is wanted back:
+   * its holders give back what their leases hold unused and ask anew.
    */
-  announceEveryOrganization(): Promise<void>;
+  announce(organizationId: string): Promise<void>;
 }

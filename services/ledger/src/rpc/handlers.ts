@@ -4,6 +4,7 @@ import type { ServiceHandlers } from '@gateway/lib/grpc';
 import type { LedgerDeps, LedgerSettings } from '../deps';
 import { allowanceChangesUntil } from '../leases/changes';
 import { leaseAllowance } from '../leases/lease';
+import { FruitlessReclaims } from '../leases/reclaim';
 import { outageLog } from '../outage-log';
 import { checkQuota, currentQuota } from '../quota/check';
 import { commitDeadline } from '../recording/commit-deadline';
@@ -30,6 +31,7 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
   const watchers = gatewayMeter().createUpDownCounter('ledger.lease.watchers', {
     description: 'WatchLeases streams open on this process.',
   });
+  const fruitlessReclaims = new FruitlessReclaims();
   /** Unavailability is logged once per outage here; the RPC layer logs nothing for it. */
   const watched = async <T>(operation: Promise<T>): Promise<T> => {
     try {
@@ -65,7 +67,7 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
       return { quota: toProtoQuota(await watched(currentQuota(deps, subject))) };
     },
     lease: async (request) => {
-      const decision = await watched(leaseAllowance(deps, parseInput(leaseSchema, request), settings.lease));
+      const decision = await watched(leaseAllowance(deps, parseInput(leaseSchema, request), settings.lease, fruitlessReclaims));
       leases.add(1, { granted: decision.granted, meter: decision.quota.meter });
       return {
         granted: decision.granted,
