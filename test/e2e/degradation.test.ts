@@ -27,8 +27,8 @@ let key: string;
 
 beforeAll(async () => {
   e2e = await startE2e('e2e_degradation', {
-    // A lease stays held while the ledger is stopped under it, however long the stop takes (it lapses with the ledger's LEASE_TTL_MS).
-    serviceEnv: { edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), EDGE_LEASE_IDLE_MS: '60000' } },
+    // A lease stays held while the ledger is stopped under it, however long the stop takes: it lasts ten minutes here.
+    serviceEnv: { edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) }, ledger: { LEASE_TTL_MS: '600000' } },
   });
   key = (await e2e.seed({ plan: 'simulated' })).key;
   client = e2e.client(key);

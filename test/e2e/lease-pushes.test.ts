@@ -11,7 +11,8 @@ import { startE2e, type E2e } from './support/harness';
  * A change of an organization's allowance reaches edge's leases at once
  * (docs/decisions.md#admission-and-allowance-leases): the ledger names the organization on
  * WatchLeases, edge gives back what its lease holds unused and asks the ledger for the next call.
- * Idle leases are kept for a minute here, so only the push can bring the slice back.
+ * Leases last ten minutes here and edge keeps an unused one for most of that, so only the push can
+ * bring the slice back.
  */
 jest.setTimeout(120_000);
 
@@ -20,7 +21,7 @@ let redis: Redis;
 let admin: LedgerAdmin;
 
 beforeAll(async () => {
-  e2e = await startE2e('e2e_lease_pushes', { serviceEnv: { edge: { EDGE_LEASE_IDLE_MS: '60000' } } });
+  e2e = await startE2e('e2e_lease_pushes', { serviceEnv: { ledger: { LEASE_TTL_MS: '600000' } } });
   redis = createRedis(testRedisUrl());
   admin = await openLedgerAdmin({ databaseUrl: e2e.databaseUrl, redisUrl: testRedisUrl(), keyPrefix: e2e.stack.ledgerKeyPrefix });
 });

@@ -11,9 +11,11 @@ import { simulatorDirective } from './support/simulator';
  * Every call admitted against edge's lease is settled against it exactly
  * once, whatever its outcome: an answer, a provider error, a reset, a
  * timeout, a stream the provider drops, a stream its client walks away
- * from. Leases here outlive the test (LEASE_TTL_MS 10 min), so nothing comes
- * back by expiry: the allowance's holds come back to zero only if edge gave
- * back everything its calls left, which it does only once none is in flight.
+ * from. Leases here last 4 s, so edge gives back what an unused one holds
+ * about 2 s after its last answer; nothing comes back by expiry, since only
+ * a Lease or a quota read sweeps an expired hold and none is made after the
+ * calls: the allowance's holds come back to zero only if edge gave back
+ * everything its calls left, which it does only once none is in flight.
  */
 jest.setTimeout(120_000);
 
@@ -25,8 +27,8 @@ let caller: Caller;
 beforeAll(async () => {
   e2e = await startE2e('e2e_lease_settling', {
     serviceEnv: {
-      edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), EDGE_LEASE_IDLE_MS: '200' },
-      ledger: { LEASE_TTL_MS: '600000' },
+      edge: { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
+      ledger: { LEASE_TTL_MS: '4000' },
       // Slow chunks: a client can walk away from a stream before its end.
       simulator: { STREAM_CHUNK_DELAY_MS: '100' },
     },

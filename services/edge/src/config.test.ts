@@ -3,7 +3,7 @@ import { leaseConfigShape, leaseSettingsFrom } from './config';
 
 describe("edge's lease settings", () => {
   it('defaults to a $1.00 and 100-request slice, given back after a second idle', () => {
-    expect(leaseSettingsFrom(loadConfig(leaseConfigShape, {}))).toMatchObject({ sliceMicros: 1_000_000n, sliceRequests: 100n, idleMs: 1000, safetyMarginMs: 1000 });
+    expect(leaseSettingsFrom(loadConfig(leaseConfigShape, {}))).toMatchObject({ sliceMicros: 1_000_000n, sliceRequests: 100n, safetyMarginMs: 1000 });
   });
 
   it('reads the spend slice as a USD amount, to the micro-dollar', () => {

@@ -46,8 +46,6 @@ export const leaseConfigShape = {
     }),
   /** The same for request-count allowances (BYOK, legacy plans), in requests. */
   EDGE_LEASE_SLICE_REQUESTS: z.coerce.number().int().min(0).default(100),
-  /** A lease no call was admitted against for this long gives its unused slice back to the ledger. */
-  EDGE_LEASE_IDLE_MS: env.positiveInt(1000),
   /** Edge stops admitting against a lease this long before the ledger's expiry of it (at most a quarter of the lease). */
   EDGE_LEASE_SAFETY_MS: env.positiveInt(1000),
 };
@@ -196,7 +194,6 @@ export function leaseSettingsFrom(config: z.infer<z.ZodObject<typeof leaseConfig
     ...DEFAULT_LEASE_TIMING,
     sliceMicros: config.EDGE_LEASE_SLICE_USD,
     sliceRequests: BigInt(config.EDGE_LEASE_SLICE_REQUESTS),
-    idleMs: config.EDGE_LEASE_IDLE_MS,
     safetyMarginMs: config.EDGE_LEASE_SAFETY_MS,
   };
 }

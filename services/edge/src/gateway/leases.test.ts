@@ -107,11 +107,13 @@ const until = async (condition: () => boolean) => {
 const settings: LeaseSettings = {
   sliceMicros: 1_000n,
   sliceRequests: 10n,
-  idleMs: 1_000,
   safetyMarginMs: 1_000,
   tickMs: 1,
   watch: { initialBackoffMs: 1, maxBackoffMs: 1 },
 };
+
+/** What edge admits against of a lease, from the request (less the safety margin). */
+const USABLE_MS = VALID_FOR_MS - settings.safetyMarginMs;
 
 /** `count` calls of 100 that all miss while the first Lease is held unanswered; whether all were admitted once it is answered. */
 async function burstOnOneLease(ledger: ReturnType<typeof fakeLedger>, leases: LeaseHolder, count: number): Promise<boolean> {
@@ -129,13 +131,25 @@ function admitted(admission: Admission): Extract<Admission, { kind: 'admitted' }
 
 describe('the allowance leases edge holds', () => {
   let now: number;
+  /** How often the holder read its clock: every look-over of its leases does. */
+  let clockReads: number;
   let holder: LeaseHolder | undefined;
   const start = (ledger: ReturnType<typeof fakeLedger>, overrides: Partial<LeaseSettings> = {}) => {
-    holder = holdLeases({ ledger: ledger.client, logger, settings: { ...settings, ...overrides }, clock: () => now });
+    const clock = () => {
+      clockReads += 1;
+      return now;
+    };
+    holder = holdLeases({ ledger: ledger.client, logger, settings: { ...settings, ...overrides }, clock });
     return holder;
+  };
+  /** Lets the holder look its leases over a few times at the clock as it stands. */
+  const lookedOver = async () => {
+    const from = clockReads;
+    await until(() => clockReads >= from + 5);
   };
   beforeEach(() => {
     now = 1_000_000;
+    clockReads = 0;
   });
   afterEach(async () => {
     await holder?.stop();
@@ -204,31 +218,61 @@ describe('the allowance leases edge holds', () => {
     expect(ledger.leases).toHaveLength(2);
   });
 
-  it('gives back what an idle lease holds unused, and what its calls leave once they are over', async () => {
+  it('renews a lease a call was admitted against since its last answer, halfway to its end, giving nothing back', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger);
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    now += USABLE_MS / 2;
+    await until(() => ledger.leases.length === 2);
+    expect(ledger.leases[1]).toMatchObject({ need: '0', want: '0', giveBack: '0' });
+  });
+
+  it('keeps a slice no call used for three-quarters of the lease, unrenewed, so a call then needs no Lease', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger);
+    admitted(await leases.admit(subject(), 'spend', 300n)).finish(300n);
+    now += USABLE_MS / 2;
+    await until(() => ledger.leases.length === 2);
+    // Past the renewed term's halfway point with no call since: it is not renewed again.
+    now += USABLE_MS / 2;
+    await lookedOver();
+    expect(ledger.leases).toHaveLength(2);
+    now += USABLE_MS / 4 - 1;
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    expect(ledger.leases).toHaveLength(2);
+  });
+
+  it('gives back what a lease no call used for three-quarters of its term holds unused, and what its calls leave once they are over', async () => {
     const ledger = fakeLedger(10_000n);
     const leases = start(ledger);
     const call = admitted(await leases.admit(subject(), 'spend', 300n));
-    now += settings.idleMs;
+    now += USABLE_MS / 2;
     await until(() => ledger.leases.length === 2);
-    expect(ledger.leases[1]).toMatchObject({ need: '0', want: '0', giveBack: '1000' });
-    await until(() => ledger.held() === 300n);
-    // What the finished call did not use is unused too, and goes back.
-    call.finish(200n);
+    now += (USABLE_MS * 3) / 4;
     await until(() => ledger.leases.length === 3);
-    expect(ledger.leases[2]).toMatchObject({ need: '0', giveBack: '100' });
+    expect(ledger.leases[2]).toMatchObject({ need: '0', want: '0', giveBack: '1000' });
+    await until(() => ledger.held() === 300n);
+    // What the finished call did not use is unused too, and goes back three-quarters of a term after the last answer.
+    call.finish(200n);
+    now += (USABLE_MS * 3) / 4;
+    await until(() => ledger.leases.length === 4);
+    expect(ledger.leases[3]).toMatchObject({ need: '0', giveBack: '100' });
     // What is left is what the call used, which its Record takes off the lease (not modelled here).
     await until(() => ledger.held() === 200n);
     admitted(await leases.admit(subject(), 'spend', 300n));
-    expect(ledger.leases[3]).toMatchObject({ need: '300', giveBack: '0' });
+    expect(ledger.leases[4]).toMatchObject({ need: '300', giveBack: '0' });
   });
 
-  it('renews a lease in use before it lapses, giving nothing back', async () => {
+  it('keeps renewing a lease while a call admitted against it is in flight', async () => {
     const ledger = fakeLedger(10_000n);
-    const leases = start(ledger, { idleMs: 60_000 });
-    admitted(await leases.admit(subject(), 'spend', 300n));
-    now += VALID_FOR_MS / 2;
+    const leases = start(ledger, { sliceMicros: 0n });
+    const call = admitted(await leases.admit(subject(), 'spend', 300n));
+    now += USABLE_MS / 2;
     await until(() => ledger.leases.length === 2);
-    expect(ledger.leases[1]).toMatchObject({ need: '0', want: '0', giveBack: '0' });
+    now += USABLE_MS / 2;
+    await until(() => ledger.leases.length === 3);
+    expect(ledger.leases[2]).toMatchObject({ need: '0', want: '0', giveBack: '0' });
+    call.finish(300n);
   });
 
   it('stops admitting against a lease past its validity, counted from the request, and asks again', async () => {
@@ -245,7 +289,7 @@ describe('the allowance leases edge holds', () => {
 
   it('gives back an organization\'s unused slices on a push, and asks the ledger for its next call', async () => {
     const ledger = fakeLedger(10_000n);
-    const leases = start(ledger, { idleMs: 60_000 });
+    const leases = start(ledger);
     admitted(await leases.admit(subject('org-1'), 'spend', 300n));
     admitted(await leases.admit(subject('org-2'), 'spend', 300n));
     ledger.push('org-1');
@@ -259,7 +303,7 @@ describe('the allowance leases edge holds', () => {
 
   it('gives back every organization\'s unused slices on a push of none in particular (a stream that may have missed some)', async () => {
     const ledger = fakeLedger(10_000n);
-    const leases = start(ledger, { idleMs: 60_000 });
+    const leases = start(ledger);
     admitted(await leases.admit(subject('org-1'), 'spend', 300n));
     admitted(await leases.admit(subject('org-2'), 'spend', 300n));
     ledger.push('');
@@ -275,7 +319,7 @@ describe('the allowance leases edge holds', () => {
 
   it('does the same on a release from a principal invalidation (a plan change)', async () => {
     const ledger = fakeLedger(10_000n);
-    const leases = start(ledger, { idleMs: 60_000 });
+    const leases = start(ledger);
     admitted(await leases.admit(subject(), 'spend', 300n));
     leases.release('org-1');
     await until(() => ledger.leases.length === 2);
@@ -284,7 +328,7 @@ describe('the allowance leases edge holds', () => {
 
   it('lets a call through unenforced when the ledger cannot be asked, and admits within a held slice meanwhile', async () => {
     const ledger = fakeLedger(10_000n);
-    const leases = start(ledger, { idleMs: 60_000 });
+    const leases = start(ledger);
     admitted(await leases.admit(subject('org-1'), 'spend', 300n));
     ledger.setDown(true);
     admitted(await leases.admit(subject('org-1'), 'spend', 300n));
@@ -309,7 +353,7 @@ describe('the allowance leases edge holds', () => {
 
   it('gives back what it holds unused when it stops', async () => {
     const ledger = fakeLedger(10_000n);
-    const leases = start(ledger, { idleMs: 60_000 });
+    const leases = start(ledger);
     admitted(await leases.admit(subject(), 'spend', 300n));
     await leases.stop();
     expect(ledger.held()).toBe(300n);

@@ -13,8 +13,6 @@ export interface LeaseSettings {
   sliceMicros: bigint;
   /** The same on the requests and legacy meters, in requests (EDGE_LEASE_SLICE_REQUESTS). */
   sliceRequests: bigint;
-  /** A lease no call was admitted against for this long gives back what it holds unused (EDGE_LEASE_IDLE_MS). */
-  idleMs: number;
   /**
    * Admission against a lease stops this long before the ledger's expiry, counted from when the
    * Lease was sent, so a slow renewal never leaves edge admitting against a hold that has lapsed.
@@ -74,9 +72,13 @@ interface Term {
   /** Needs of the admitted calls not over yet. */
   inflight: bigint;
   givenBack: bigint;
+  /** When the Lease whose answer last extended it was sent: a call admitted since keeps it renewed. */
+  askedAtMs: number;
   /** By this replica's clock: no admission from then on. */
   validUntilMs: number;
   renewAtMs: number;
+  /** With no call admitted since askedAtMs, what it holds unused goes back then. */
+  returnAtMs: number;
 }
 
 type FlightResult = { kind: 'granted' } | { kind: 'refused'; need: bigint; quota: QuotaState | undefined; retryAfterSeconds: number } | { kind: 'unavailable' };
@@ -86,6 +88,7 @@ interface Entry {
   /** What a Lease asks beyond a call's need: the slice of the subject's meter. */
   want: bigint;
   term: Term | undefined;
+  /** When a call was last admitted against the lease (never: -Infinity). */
   lastAdmitMs: number;
   /** The last Lease answer's counters. */
   quota: QuotaState | undefined;
@@ -108,11 +111,13 @@ interface Flown {
 
 /**
  * Local validity ends a margin before the ledger's expiry (at most a quarter of the lease, so a
- * short one stays usable), counted from the request; renewal comes halfway to it.
+ * short one stays usable), counted from the request. A lease in use is renewed halfway to it; an
+ * unused one is kept for three-quarters of it (a subject calling at least that often never waits
+ * on a Lease), then gives back, well before the ledger's expiry.
  */
-function validityOf(sentAtMs: number, validForMs: number, safetyMarginMs: number): Pick<Term, 'validUntilMs' | 'renewAtMs'> {
+function validityOf(sentAtMs: number, validForMs: number, safetyMarginMs: number): Pick<Term, 'askedAtMs' | 'validUntilMs' | 'renewAtMs' | 'returnAtMs'> {
   const usableMs = validForMs - Math.min(safetyMarginMs, validForMs / 4);
-  return { validUntilMs: sentAtMs + usableMs, renewAtMs: sentAtMs + usableMs / 2 };
+  return { askedAtMs: sentAtMs, validUntilMs: sentAtMs + usableMs, renewAtMs: sentAtMs + usableMs / 2, returnAtMs: sentAtMs + (usableMs * 3) / 4 };
 }
 
 const UNAVAILABLE: Admission = { kind: 'unavailable' };
@@ -219,7 +224,7 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     let entry = entries.get(key);
     if (!entry) {
       const want = meter === 'spend' ? settings.sliceMicros : settings.sliceRequests;
-      entry = { subject, want, term: undefined, lastAdmitMs: clock(), quota: undefined, askAgain: false, flight: undefined };
+      entry = { subject, want, term: undefined, lastAdmitMs: Number.NEGATIVE_INFINITY, quota: undefined, askAgain: false, flight: undefined };
       entries.set(key, entry);
     }
     return entry;
@@ -249,7 +254,10 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
     }
   };
 
-  /** Renews leases in use before they lapse, gives back idle and released ones, forgets the ones with nothing left. */
+  /**
+   * Renews leases in use (a call admitted since the last answer, or calls in flight) before they
+   * lapse, gives back what idle and released ones hold unused, forgets the ones with nothing left.
+   */
   const tick = () => {
     const now = clock();
     for (const [key, entry] of entries) {
@@ -259,11 +267,12 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
         if (!term || term.inflight === 0n) entries.delete(key);
         continue;
       }
-      const idle = now - entry.lastAdmitMs >= settings.idleMs;
+      const admittedSinceAsked = entry.lastAdmitMs >= term.askedAtMs;
+      const idle = !admittedSinceAsked && now >= term.returnAtMs;
       const unused = available(term);
       if (unused > 0n && (idle || entry.askAgain)) void fly(entry, GIVE_BACK);
-      else if (idle && unused <= 0n && term.inflight === 0n) entries.delete(key);
-      else if (now >= term.renewAtMs) void fly(entry, RENEW);
+      else if (idle && term.inflight === 0n) entries.delete(key);
+      else if (now >= term.renewAtMs && (admittedSinceAsked || term.inflight > 0n)) void fly(entry, RENEW);
     }
   };
   const ticker = setInterval(tick, settings.tickMs);
