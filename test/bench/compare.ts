@@ -36,7 +36,11 @@
  * the images run them, built first, or through tsx; default compiled), --profile edge,router (run those services of the stack,
  * or `embedded`, or `floor`, under `node --cpu-prof`; `npm run bench:profile` summarizes what they write),
  * --redis-persistence aof|none (the stack's and the floor's Redis: `aof`, the default, with `appendfsync always`
- * as deploy/README.md requires, an fsync before every reply; `none` to read what that costs).
+ * as deploy/README.md requires, an fsync before every reply; `none` to read what that costs),
+ * --callers N (the stack's requests come from N callers, each its own organization and key, each
+ * request's picked at random; default 1: most keys call far less often than the one busy key of the
+ * default, and what edge holds per subject, its principal cache and its allowance leases, is read
+ * with many).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -52,7 +56,7 @@ import { createTestDatabase } from '../support/databases';
 import { buildAll, SERVICE_NODE_FLAGS } from '../../deploy/build';
 import { REPO_ROOT } from '../support/paths';
 import { serviceNames, startStack, type ServiceName, type Stack } from '../support/stack';
-import { seedCaller } from '../e2e/support/seed';
+import { seedCaller, type Caller } from '../e2e/support/seed';
 import { holds, measure, type Arena, type Contestant, type ContestantName, type Measured } from './support/contest';
 import { printReport, type Ladder, type Round } from './support/compare-report';
 import { startEmbeddedGateway, type EmbeddedGateway } from './support/embedded';
@@ -80,6 +84,7 @@ const { values } = parseArgs({
     runtime: { type: 'string' },
     'warm-up-seconds': { type: 'string' },
     'redis-persistence': { type: 'string' },
+    callers: { type: 'string' },
   },
 });
 const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
@@ -99,6 +104,9 @@ const withFloor = z.enum(['true', 'false']).default('true').parse(values.floor) 
 const runtime = z.enum(['compiled', 'tsx']).default('compiled').parse(values.runtime);
 /** A record is durable once its Redis has fsynced it: production runs `aof` (deploy/README.md), so the comparison does too. */
 const redisPersistence = z.enum(['aof', 'none']).default('aof').parse(values['redis-persistence']);
+const callerCount = z.coerce.number().int().min(1).max(10_000).default(1).parse(values.callers);
+/** Callers seeded at once: each is an organization, an owner whose password is hashed, and a key. */
+const SEEDING_CONCURRENCY = 8;
 const profiled = z
   .string()
   .default('')
@@ -244,10 +252,17 @@ async function main(): Promise<void> {
     for (let replica = 1; replica < EDGE_REPLICAS; replica += 1) edges.push(`http://127.0.0.1:${(await stack.startReplica('edge')).port}`);
     if (withEmbedded) embedded = await startEmbeddedGateway({ nodeArgs: profiling.embedded ?? [] });
 
-    const auth = connectDatabase<AuthDatabase>({ kind: 'postgres', url: database.url, poolSize: 1 }, AUTH_SCHEMA);
-    // The largest allowance: a run that queues holds many requests' worst-case cost at once, and must not meet a 402.
-    const caller = await seedCaller(auth.db, Buffer.from(stack.secretsKey, 'hex'), { plan: 'enterprise' });
+    const auth = connectDatabase<AuthDatabase>({ kind: 'postgres', url: database.url, poolSize: SEEDING_CONCURRENCY }, AUTH_SCHEMA);
+    const secretsKey = Buffer.from(stack.secretsKey, 'hex');
+    const callers: Caller[] = [];
+    while (callers.length < callerCount) {
+      const batch = Math.min(SEEDING_CONCURRENCY, callerCount - callers.length);
+      // The largest allowance: a run that queues holds many requests' worst-case cost at once, and must not meet a 402.
+      callers.push(...(await Promise.all(Array.from({ length: batch }, () => seedCaller(auth.db, secretsKey, { plan: 'enterprise' })))));
+    }
     await auth.destroy();
+    const [caller] = callers;
+    if (!caller) throw new Error('no caller was seeded');
 
     // One call says which model `auto` is served by; the upstream and Portkey are asked for it by name.
     const probe = await fetch(`${stack.baseUrl}${GATEWAY_PATH}`, {
@@ -262,7 +277,7 @@ async function main(): Promise<void> {
     const named = { model: servedModel, messages: MESSAGES };
     const routed = { model: 'auto', messages: MESSAGES };
     const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
-    const pair = (origins: string[], path: string, headers: Record<string, string>, body: Record<string, unknown>, streamBody: Record<string, unknown>) => {
+    const pair = (origins: string[], path: string, headers: Record<string, string> | Record<string, string>[], body: Record<string, unknown>, streamBody: Record<string, unknown>) => {
       const both = [httpTarget(origins, path, headers, body), httpTarget(origins, path, headers, streamBody)] as const;
       targets.push(...both);
       return both;
@@ -287,7 +302,7 @@ async function main(): Promise<void> {
       contestant('portkey', ...pair([portkey.origin], '/v1/chat/completions', portkeyHeadersFor, named, { ...named, ...STREAM_OPTIONS }), async () => ({
         portkey: [portkey?.pid ?? -1],
       })),
-      contestant('gateway', ...pair(edges, GATEWAY_PATH, bearer(caller.key), routed, { ...routed, stream: true }), gatewayProcesses),
+      contestant('gateway', ...pair(edges, GATEWAY_PATH, callers.map(({ key }) => bearer(key)), routed, { ...routed, stream: true }), gatewayProcesses),
     ];
     if (withFloor) {
       // The floor's processes run with the services' Node flags: they stand for the same pods.
@@ -323,6 +338,7 @@ async function main(): Promise<void> {
       topRung: ladderRates[ladderRates.length - 1] ?? 0,
       servedModel,
       edgeReplicas: EDGE_REPLICAS,
+      callers: callerCount,
       logLevels: Object.fromEntries(Object.entries(logLevels).map(([service, { LOG_LEVEL }]) => [service, LOG_LEVEL])),
       runtime: runtime === 'compiled' ? 'compiled JavaScript (npm run build), as the images run it' : 'TypeScript through tsx',
       withEmbedded: embedded !== undefined,

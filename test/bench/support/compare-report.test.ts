@@ -37,6 +37,7 @@ function round(direct: [number, number], portkey: [number, number], gateway: [nu
 }
 
 const SETTINGS: ReportSettings = {
+  callers: 1,
   rate: 200,
   streamRate: 50,
   warmUpSeconds: { json: 30, stream: 3 },

@@ -42,6 +42,8 @@ export interface ReportSettings {
   topRung: number;
   servedModel: string;
   edgeReplicas: number;
+  /** How many callers (each its own organization) the stack's requests come from. */
+  callers: number;
   logLevels: Record<string, string>;
   runtime: string;
   /** How the stack's and the floor's Redis persist: `aof` (an fsync before every reply, as in production) or `none`. */
@@ -348,7 +350,9 @@ export function printReport(results: Round[], settings: ReportSettings): void {
   console.log(
     `This gateway: ${settings.edgeReplicas} edge replicas and auth, router, pricing, ledger, usage, agent, each its own process; NODE_ENV=production; LOG_LEVEL as deploy/base sets it (${Object.entries(settings.logLevels)
       .map(([service, level]) => `${service} ${level}`)
-      .join(', ')}); ${settings.runtime}; ${redisLine(settings.redisPersistence)}, the machine's Postgres (the backends of its database counted).`,
+      .join(', ')}); ${settings.runtime}; ${redisLine(settings.redisPersistence)}, the machine's Postgres (the backends of its database counted); ${
+      settings.callers === 1 ? 'one caller' : `${settings.callers} callers, each its own organization and key, each request's picked at random`
+    }.`,
   );
   if (settings.withFloor)
     console.log(
