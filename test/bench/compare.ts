@@ -40,7 +40,9 @@
  * --callers N (the stack's requests come from N callers, each its own organization and key, each
  * request's picked at random; default 1: most keys call far less often than the one busy key of the
  * default, and what edge holds per subject, its principal cache and its allowance leases, is read
- * with many).
+ * with many), --lead-in-seconds N (unmeasured traffic at the rate of a, to the same contestant, just
+ * before each of its runs of a; default 0: with many callers, what edge held for them from the
+ * warm-up has lapsed in the minute the other contestants ran, and a run would measure that).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -64,6 +66,7 @@ import { startHotPathFloor, type HotPathFloor } from './support/floor';
 import { prepareBenchEnvironment } from './support/environment';
 import { startHelperProcess, type HelperProcess } from './support/helper-process';
 import { bearer, completion, firstByte, httpTarget, type HttpTarget } from './support/http-target';
+import { runPaced } from './support/load';
 import { ratesOption } from './support/options';
 import { portkeyHeaders, startPortkey, type PortkeyGateway } from './support/portkey';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server';
@@ -85,6 +88,7 @@ const { values } = parseArgs({
     'warm-up-seconds': { type: 'string' },
     'redis-persistence': { type: 'string' },
     callers: { type: 'string' },
+    'lead-in-seconds': { type: 'string' },
   },
 });
 const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
@@ -105,6 +109,7 @@ const runtime = z.enum(['compiled', 'tsx']).default('compiled').parse(values.run
 /** A record is durable once its Redis has fsynced it: production runs `aof` (deploy/README.md), so the comparison does too. */
 const redisPersistence = z.enum(['aof', 'none']).default('aof').parse(values['redis-persistence']);
 const callerCount = z.coerce.number().int().min(1).max(10_000).default(1).parse(values.callers);
+const leadInSeconds = z.coerce.number().min(0).default(0).parse(values['lead-in-seconds']);
 /** Callers seeded at once: each is an organization, an owner whose password is hashed, and a key. */
 const SEEDING_CONCURRENCY = 8;
 const profiled = z
@@ -172,6 +177,7 @@ async function runRound(arena: Arena, order: Contestant[], direct: Contestant, r
   if (parts.has('a')) {
     console.log(`  (a) ${RATE} req/s non-streamed`);
     for (const each of [direct, ...order]) {
+      if (leadInSeconds > 0) await runPaced({ rate: RATE, durationMs: leadInSeconds * 1000, send: each.json });
       const before = each.name === 'gateway' ? await readStackPhases() : undefined;
       json.set(each.name, await measure(arena, each, RATE, seconds * 1000, 'json'));
       if (before) phases = phaseMeans(before, await readStackPhases());
@@ -339,6 +345,7 @@ async function main(): Promise<void> {
       servedModel,
       edgeReplicas: EDGE_REPLICAS,
       callers: callerCount,
+      leadInSeconds,
       logLevels: Object.fromEntries(Object.entries(logLevels).map(([service, { LOG_LEVEL }]) => [service, LOG_LEVEL])),
       runtime: runtime === 'compiled' ? 'compiled JavaScript (npm run build), as the images run it' : 'TypeScript through tsx',
       withEmbedded: embedded !== undefined,

@@ -44,6 +44,8 @@ export interface ReportSettings {
   edgeReplicas: number;
   /** How many callers (each its own organization) the stack's requests come from. */
   callers: number;
+  /** Unmeasured traffic to a contestant at `rate` just before each of its runs of (a), seconds. */
+  leadInSeconds: number;
   logLevels: Record<string, string>;
   runtime: string;
   /** How the stack's and the floor's Redis persist: `aof` (an fsync before every reply, as in production) or `none`. */
@@ -278,6 +280,8 @@ function phaseTable(results: Round[], settings: ReportSettings): string {
     ["edge's own part (its request less the provider call and the record)", spread(of((phases) => phases.requestMs - phases.providerMs - phases.recordMs))],
     ["edge's requests whose credential waited on auth (not the principal cache), over the run", spread(of((phases) => phases.authVerifiedRequests), (value) => value.toFixed(0))],
     ['those requests, each', spread(of((phases) => phases.authVerifiedMs))],
+    ["edge's Lease calls per request (calls that did not fit a lease, renewals, give-backs)", spread(of((phases) => phases.leasesPerRequest), (value) => value.toFixed(3))],
+    ['those calls, each', spread(of((phases) => phases.leaseMs))],
     ...(['edge', 'ledger'] as const).flatMap((kind) => {
       const who = kind === 'edge' ? "edge's replicas" : 'the ledger';
       return [
@@ -359,7 +363,11 @@ export function printReport(results: Round[], settings: ReportSettings): void {
       `The hot path's floor: what the design's hops cost with none of the gateway's code in them: ${settings.edgeReplicas} bare edge processes (node:http, the upstream over an undici Pool, one record on a bare gRPC stream, answered after it) and a bare ledger process (one Redis script: the organization's counter and a stream entry), on a Redis of its own, persisting as the stack's.`,
     );
   if (settings.withEmbedded) console.log('Embedded: `npm start` as its own process (NODE_ENV=production, LOG_LEVEL info) against its built-in simulator; its added latency is over the upstream mock called directly.');
-  console.log(`Warm-up: each contestant ${settings.warmUpSeconds.json} s at ${settings.rate} req/s, then ${settings.warmUpSeconds.stream} s streamed at ${settings.streamRate} req/s, before the first round.`);
+  console.log(
+    `Warm-up: each contestant ${settings.warmUpSeconds.json} s at ${settings.rate} req/s, then ${settings.warmUpSeconds.stream} s streamed at ${settings.streamRate} req/s, before the first round${
+      settings.leadInSeconds > 0 ? `; and ${settings.leadInSeconds} s at ${settings.rate} req/s, unmeasured, just before each of its runs at that rate` : ''
+    }.`,
+  );
   console.log('"machine busy": all cores over the run\'s window; "others busy": the part of it no process of this benchmark used (other users of the machine).');
   const ran = (pick: (round: Round) => Map<ContestantName, unknown>) => results.some((round) => pick(round).size > 0);
   if (ran((round) => round.json)) {

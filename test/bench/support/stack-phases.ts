@@ -24,6 +24,10 @@ export interface PhaseMeans {
   authVerifiedMs: number;
   /** And how many there were. */
   authVerifiedRequests: number;
+  /** edge's `Lease` calls (a call that did not fit its lease, a renewal, a give-back): their mean, client side. */
+  leaseMs: number;
+  /** And how many a request. */
+  leasesPerRequest: number;
   runtime: Record<ScrapedKind, RuntimeOverRun>;
   redisStalls: RedisStalls;
 }
@@ -34,7 +38,7 @@ export interface ScrapedProcess {
   metricsPort: number;
 }
 
-type Phase = Exclude<keyof PhaseMeans, 'authVerifiedRequests' | 'runtime' | 'redisStalls'>;
+type Phase = Exclude<keyof PhaseMeans, 'authVerifiedRequests' | 'leasesPerRequest' | 'runtime' | 'redisStalls'>;
 /** Each phase's histogram sum (ms) and count over every process scraped, and each kind's runtime. */
 export interface PhaseTotals {
   phases: Record<Phase, { sum: number; count: number }>;
@@ -49,6 +53,7 @@ const SERIES: Record<Phase, { metric: string; labels: Record<string, string> }> 
   recordMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'StreamRecords' } },
   ledgerRecordMs: { metric: 'rpc_server_duration', labels: { rpc_method: 'StreamRecords' } },
   authVerifiedMs: { metric: 'edge_http_duration', labels: { http_route: '/api/gateway/v1/chat/completions', verified_by: 'auth' } },
+  leaseMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'Lease' } },
 };
 const PHASES = Object.keys(SERIES) as Phase[];
 
@@ -88,6 +93,8 @@ export function phaseMeans(before: PhaseTotals, after: PhaseTotals): PhaseMeans 
     ledgerRecordMs: mean('ledgerRecordMs'),
     authVerifiedMs: mean('authVerifiedMs'),
     authVerifiedRequests: calls('authVerifiedMs'),
+    leaseMs: mean('leaseMs'),
+    leasesPerRequest: requests > 0 ? calls('leaseMs') / requests : Number.NaN,
     runtime: {
       edge: runtimeOver(before.runtime.edge, after.runtime.edge, requests),
       ledger: runtimeOver(before.runtime.ledger, after.runtime.ledger, requests),
