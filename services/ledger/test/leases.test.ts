@@ -40,7 +40,8 @@ describe('ledger leases', () => {
     });
 
     const recorded = await client.record(recordOf(who, { leaseId: granted.leaseId, costMicros: '100' }));
-    expect(recorded).toMatchObject({ accepted: true, quota: { spentMicros: '100', heldMicros: '150', remainingMicros: '750' } });
+    // The Record renewed the lease it drew on.
+    expect(recorded).toMatchObject({ accepted: true, quota: { spentMicros: '100', heldMicros: '150', remainingMicros: '750' }, leaseValidForMs: 10_000 });
 
     const refused = await client.lease({ subject: who, holderId: 'edge-2', need: '751', want: '0', giveBack: '0' });
     expect(refused).toMatchObject({ granted: false, grantedAmount: '0', leaseId: '', quota: { remainingMicros: '750' } });

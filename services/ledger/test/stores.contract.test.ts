@@ -96,7 +96,7 @@ describe.each([
     limit: bigint,
     record = `{"request":"${randomUUID()}"}`,
     commitByMs: number | null = null,
-  ) => stores.quota.settle({ ...key, holdId, leaseId: null, meter, usage, limit, commitByMs }, record);
+  ) => stores.quota.settle({ ...key, holdId, leaseId: null, nowMs: now, leaseExpiresAtMs: now + 10_000, meter, usage, limit, commitByMs }, record);
   /** One holder's ask, as the Lease handler makes it (a 10 s term, a quarter of what is left at most beyond the need). */
   const lease = (
     holder: string,
@@ -106,8 +106,11 @@ describe.each([
   ) =>
     stores.quota.lease({ ...key, holdId: leaseHoldId(holder, meter), meter, need, want, giveBack, limit, enforce, nowMs, expiresAtMs: nowMs + ttlMs, shareDivisor: 4n });
   /** Record's settlement of a call admitted against the holder's lease. */
-  const settleLease = (holder: string, meter: Hold['meter'], usage: bigint, limit: bigint) =>
-    stores.quota.settle({ ...key, holdId: null, leaseId: leaseHoldId(holder, meter), meter, usage, limit, commitByMs: null }, `{"lease":"${holder}"}`);
+  const settleLease = (holder: string, meter: Hold['meter'], usage: bigint, limit: bigint, { nowMs = now, ttlMs = 10_000 } = {}) =>
+    stores.quota.settle(
+      { ...key, holdId: null, leaseId: leaseHoldId(holder, meter), nowMs, leaseExpiresAtMs: nowMs + ttlMs, meter, usage, limit, commitByMs: null },
+      `{"lease":"${holder}"}`,
+    );
 
   beforeEach(async () => {
     stores = await makeStores();
@@ -200,6 +203,7 @@ describe.each([
         // What the other holds in flight add up to once this one is released.
         counters: { used: 300n, credits: 0n, held: 0n },
         creditsUsed: 0,
+        leaseRenewed: false,
       });
       await expect(reserve(hold('c', 'spend', 700n), 1000n)).resolves.toMatchObject({ kind: 'reserved' });
       const queued = await stores.queue.read('reader', 10, 0);
@@ -385,6 +389,21 @@ describe.each([
       await expect(stores.quota.counters(key, 'spend', now + 1000)).resolves.toEqual({ used: 0n, credits: 0n, held: 0n });
       // Given back once: the lease that follows is granted from the whole allowance, and held alone.
       await expect(lease('edge-b', 'spend', 1000n, { need: 300n, nowMs: now + 1001 })).resolves.toMatchObject({ kind: 'granted', counters: { held: 300n } });
+    });
+
+    it('renews a lease a call settles against while it is held, and never one already expired', async () => {
+      await stores.quota.rebuild(key, totals());
+      await lease('edge-a', 'spend', 1000n, { need: 500n, ttlMs: 1000 });
+      // Settled at 900 with a term of 1,000: the lease lasts until 1,900.
+      await expect(settleLease('edge-a', 'spend', 100n, 1000n, { nowMs: now + 900, ttlMs: 1000 })).resolves.toMatchObject({ kind: 'settled', leaseRenewed: true });
+      await expect(stores.quota.counters(key, 'spend', now + 1899)).resolves.toEqual({ used: 100n, credits: 0n, held: 400n });
+      await expect(stores.quota.counters(key, 'spend', now + 1900)).resolves.toEqual({ used: 100n, credits: 0n, held: 0n });
+      // Expired and given back: a late call's settlement counts its usage and brings nothing back.
+      await expect(settleLease('edge-a', 'spend', 50n, 1000n, { nowMs: now + 2000, ttlMs: 1000 })).resolves.toMatchObject({ leaseRenewed: false, counters: { used: 150n, held: 0n } });
+      // Expired at 3,000 but not given back yet: not renewed either, and the next read gives it back.
+      await lease('edge-b', 'spend', 1000n, { need: 100n, nowMs: now + 2000, ttlMs: 1000 });
+      await expect(settleLease('edge-b', 'spend', 10n, 1000n, { nowMs: now + 3000, ttlMs: 1000 })).resolves.toMatchObject({ leaseRenewed: false });
+      await expect(stores.quota.counters(key, 'spend', now + 3000)).resolves.toEqual({ used: 160n, credits: 0n, held: 0n });
     });
 
     it('renews: a lease asked for nothing lasts another term', async () => {

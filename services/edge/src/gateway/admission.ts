@@ -34,6 +34,7 @@ export interface LeasedCall {
   leaseId: string;
   meter: MeterName;
   finish(usage: bigint): void;
+  renewed(sentAtMs: number, validForMs: number): void;
 }
 
 /** What admission decided, and what the Record must carry for it. */
@@ -76,7 +77,7 @@ export async function admitCall(
   const admission = await deps.leases.admit(subject, meter, meter === 'spend' ? worstCase.costMicros : 1n);
   switch (admission.kind) {
     case 'admitted':
-      return { reservationId: '', quota: admission.quota, lease: { leaseId: admission.leaseId, meter, finish: admission.finish } };
+      return { reservationId: '', quota: admission.quota, lease: { leaseId: admission.leaseId, meter, finish: admission.finish, renewed: admission.renewed } };
     case 'refused':
       return { reservationId: '', quota: admission.quota, refusedFor: { retryAfterSeconds: admission.retryAfterSeconds } };
     case 'unavailable':

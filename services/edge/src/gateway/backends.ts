@@ -121,6 +121,8 @@ async function askPricing(pricing: PromiseClient<typeof PricingServiceService>, 
 export interface RecordOutcome {
   metered: boolean;
   quota: QuotaState | undefined;
+  /** The ledger renewed the lease the call drew on: it lasts validForMs from when the Record was sent (by this process's clock). */
+  leaseRenewal: { sentAtMs: number; validForMs: number } | undefined;
 }
 
 /** How long a Record may take (docs/decisions.md#ledger-records-under-faults). */
@@ -145,11 +147,13 @@ export async function recordCall(
   { commitWithinMs, answerGraceMs }: RecordTiming,
 ): Promise<RecordOutcome> {
   try {
+    const sentAtMs = Date.now();
     // Object.assign rather than a spread given a new key: see gatewayHeaders (headers.ts).
     const answer = await ledger.streamRecords(Object.assign({}, record, { commitWithinMs }), { deadlineMs: commitWithinMs + answerGraceMs });
-    return { metered: answer.accepted, quota: answer.quota };
+    const leaseRenewal = answer.leaseValidForMs > 0 ? { sentAtMs, validForMs: answer.leaseValidForMs } : undefined;
+    return { metered: answer.accepted, quota: answer.quota, leaseRenewal };
   } catch (error) {
     logDegraded(logger, error, 'ledger record failed: response is unmetered');
-    return { metered: false, quota: undefined };
+    return { metered: false, quota: undefined, leaseRenewal: undefined };
   }
 }

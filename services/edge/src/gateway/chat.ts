@@ -181,6 +181,7 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
   };
   const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordTiming);
   call.lease?.finish(leaseUsage(call.lease.meter, summary));
+  if (outcome.leaseRenewal) call.lease?.renewed(outcome.leaseRenewal.sentAtMs, outcome.leaseRenewal.validForMs);
   facts.metered = outcome.metered;
   facts.quota = outcome.quota ?? facts.quota;
 }

@@ -263,6 +263,23 @@ describe('the allowance leases edge holds', () => {
     expect(ledger.leases[4]).toMatchObject({ need: '300', giveBack: '0' });
   });
 
+  it('takes the renewal a Record brought: a lease in steady use needs no Lease to renew it', async () => {
+    const ledger = fakeLedger(10_000n);
+    const leases = start(ledger);
+    const call = admitted(await leases.admit(subject(), 'spend', 300n));
+    call.finish(300n);
+    // The call's Record, sent just before the renewal point, renewed the lease at the ledger.
+    now += USABLE_MS / 2 - 1;
+    call.renewed(now, VALID_FOR_MS);
+    now += 1;
+    await lookedOver();
+    expect(ledger.leases).toHaveLength(1);
+    // At the first term's end, admission goes on against the term the Record renewed.
+    now += USABLE_MS / 2;
+    admitted(await leases.admit(subject(), 'spend', 300n));
+    expect(ledger.leases).toHaveLength(1);
+  });
+
   it('keeps renewing a lease while a call admitted against it is in flight', async () => {
     const ledger = fakeLedger(10_000n);
     const leases = start(ledger, { sliceMicros: 0n });

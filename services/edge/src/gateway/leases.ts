@@ -47,6 +47,11 @@ export type Admission =
       quota: QuotaState | undefined;
       /** The call is over and its Record was sent: it no longer holds its need, and used `usage` of the lease. Once only. */
       finish(usage: bigint): void;
+      /**
+       * The ledger renewed the lease with this call's Record, sent at `sentAtMs`: it lasts
+       * `validForMs` from then, so a lease in steady use needs no renewal of its own.
+       */
+      renewed(sentAtMs: number, validForMs: number): void;
     }
   | { kind: 'refused'; quota: QuotaState | undefined; retryAfterSeconds: number }
   /** The ledger could not be asked: the call goes through unenforced. */
@@ -166,6 +171,13 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
         finished = true;
         term.inflight -= need;
         term.consumed += usage;
+      },
+      renewed: (sentAtMs, validForMs) => {
+        // One hold per holder and meter: what the Record renewed is what the entry's current term holds.
+        const current = entry.term;
+        if (!current || current.leaseId !== term.leaseId) return;
+        const validity = validityOf(sentAtMs, validForMs, settings.safetyMarginMs);
+        if (validity.validUntilMs > current.validUntilMs) Object.assign(current, validity);
       },
     };
   };

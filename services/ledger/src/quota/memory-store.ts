@@ -69,7 +69,7 @@ export class MemoryQuotaStore implements QuotaStore {
     });
   }
 
-  settle({ holdId, leaseId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+  settle({ holdId, leaseId, nowMs, leaseExpiresAtMs, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
     if (commitByMs !== null && Date.now() >= commitByMs) return Promise.resolve({ kind: 'late' });
     const state = this.periods.get(this.id(key));
     if (!state) return Promise.resolve({ kind: 'missing' });
@@ -83,9 +83,13 @@ export class MemoryQuotaStore implements QuotaStore {
       state.holds.delete(holdId);
     }
     if (leaseId !== null) this.takeFromHold(state, leaseId, meter, usage);
+    // Renewed only while still held: an expired lease is not brought back.
+    const lease = leaseId === null ? undefined : state.holds.get(leaseId);
+    const leaseRenewed = lease !== undefined && lease.expiresAtMs > nowMs;
+    if (lease && leaseRenewed) lease.expiresAtMs = leaseExpiresAtMs;
     state.used[meter] += usage;
     state.credits -= creditsUsed;
-    return Promise.resolve({ kind: 'settled', counters: this.countersOf(state, meter), creditsUsed: Number(creditsUsed) });
+    return Promise.resolve({ kind: 'settled', counters: this.countersOf(state, meter), creditsUsed: Number(creditsUsed), leaseRenewed });
   }
 
   counters(key: CounterKey, meter: MeterName, nowMs: number): Promise<Counters | undefined> {

@@ -107,20 +107,20 @@ export class RedisQuotaStore implements QuotaStore {
     };
   }
 
-  async settle({ holdId, leaseId, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
+  async settle({ holdId, leaseId, nowMs, leaseExpiresAtMs, meter, usage, limit, commitByMs, ...key }: SettleCommand, record: string): Promise<SettleOutcome> {
     requireConnected(this.redis);
     const reply = replyArray(
       await runScript(
         this.redis,
         scripts.settle,
         [this.keys.counters(key), this.keys.holds(key), this.keys.holdExpiries(key), this.keys.stream],
-        [holdId ?? '', meter, usage.toString(), limit.toString(), record, commitByMs === null ? '' : String(commitByMs), leaseId ?? ''],
+        [holdId ?? '', meter, usage.toString(), limit.toString(), record, commitByMs === null ? '' : String(commitByMs), leaseId ?? '', nowMs, leaseExpiresAtMs],
       ),
       'settle',
     );
-    const [kind, used, credits, creditsUsed, held, spendAllowance] = reply;
+    const [kind, used, credits, creditsUsed, held, spendAllowance, leaseRenewed] = reply;
     if (kind === 'missing' || kind === 'late') return { kind };
-    return { kind: 'settled', counters: countersFrom(used, credits, held, spendAllowance), creditsUsed: Number(creditsUsed) };
+    return { kind: 'settled', counters: countersFrom(used, credits, held, spendAllowance), creditsUsed: Number(creditsUsed), leaseRenewed: leaseRenewed === 1 };
   }
 
   async counters(key: CounterKey, meter: MeterName, nowMs: number): Promise<Counters | undefined> {

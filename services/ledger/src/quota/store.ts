@@ -32,10 +32,16 @@ export interface SettleCommand extends CounterKey {
   holdId: string | null;
   /**
    * The lease hold the call was admitted against, in place of a hold of its
-   * own: the usage comes off it (at most what it holds), and it stays, with
-   * its expiry, for the holder's next calls. Gone (expired): the usage only counts.
+   * own: the usage comes off it (at most what it holds), and it stays for the
+   * holder's next calls, its expiry moved to `leaseExpiresAtMs` (the Record
+   * renews the lease, so a lease in steady use needs no renewal of its own).
+   * Gone (expired by `nowMs`): the usage only counts, and nothing is renewed.
    */
   leaseId: string | null;
+  /** Now (epoch ms), by the ledger's clock, as a Lease reads it: whether the lease is still held. */
+  nowMs: number;
+  /** The lease's new expiry (epoch ms): now plus the lease's term (LEASE_TTL_MS). */
+  leaseExpiresAtMs: number;
   meter: MeterName;
   /** Micro-dollars (`spend`) or requests (`requests`, `legacy`) to count. */
   usage: bigint;
@@ -81,7 +87,11 @@ export type ReserveOutcome = { kind: 'missing' } | { kind: 'reserved' | 'denied'
  * there is no hold. The counters include every hold, the lease's too.
  */
 export type LeaseOutcome = { kind: 'missing' } | { kind: 'granted' | 'denied'; granted: bigint; leaseHeld: bigint | null; counters: Counters };
-export type SettleOutcome = { kind: 'missing' } | { kind: 'late' } | { kind: 'settled'; counters: Counters; creditsUsed: number };
+export type SettleOutcome =
+  | { kind: 'missing' }
+  | { kind: 'late' }
+  /** `leaseRenewed`: the call's lease was still held, and now expires at the command's leaseExpiresAtMs. */
+  | { kind: 'settled'; counters: Counters; creditsUsed: number; leaseRenewed: boolean };
 
 /** A period's settled totals from Postgres, to load counters from. */
 export interface PeriodTotals {

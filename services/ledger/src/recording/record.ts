@@ -13,8 +13,8 @@ export interface RecordDeps extends QuotaDeps {
 }
 
 export type RecordResult =
-  /** The record is in the durable queue (`x-service-metered: true`). */
-  | { accepted: true; quota: QuotaSnapshot }
+  /** The record is in the durable queue (`x-service-metered: true`); `leaseRenewed`: the call's lease lasts another term from now. */
+  | { accepted: true; quota: QuotaSnapshot; leaseRenewed: boolean }
   /** Nothing changed: the store failed, or the commit deadline passed first (`late`). */
   | { accepted: false; quota: undefined; refused: 'store' | 'late' };
 
@@ -23,13 +23,15 @@ export type RecordResult =
  * in one atomic step of the store. Best-effort: a store that fails gives
  * `accepted: false`, never an error, and the response still goes out.
  * Past `commitByMs` (see commitDeadline) the store changes nothing and the
- * answer is `accepted: false`: a late record is never committed.
+ * answer is `accepted: false`: a late record is never committed. The lease
+ * the call was admitted against, still held, is renewed for `leaseTtlMs`.
  */
 export async function recordRequest(
   deps: RecordDeps,
   record: ValidRecord,
   outage: OutageLog,
   commitByMs: number | null,
+  leaseTtlMs: number,
   now = new Date(),
 ): Promise<RecordResult> {
   const rule = meterFor(record.subject, deps.catalog.current());
@@ -47,6 +49,8 @@ export async function recordRequest(
           period: key.period,
           holdId: record.reservationId?.holdId ?? null,
           leaseId: record.leaseId?.holdId ?? null,
+          nowMs: now.getTime(),
+          leaseExpiresAtMs: now.getTime() + leaseTtlMs,
           meter: rule.meter,
           usage: usageOf(record, rule.meter),
           limit: rule.limit,
@@ -60,7 +64,7 @@ export async function recordRequest(
       deps.logger.debug({ request_id: record.requestId }, 'record arrived at the store after its commit deadline: not recorded');
       return { accepted: false, quota: undefined, refused: 'late' };
     }
-    return { accepted: true, quota: quotaSnapshot(rule, outcome.counters, period) };
+    return { accepted: true, quota: quotaSnapshot(rule, outcome.counters, period), leaseRenewed: outcome.leaseRenewed };
   } catch (error) {
     outage.failed(error, { request_id: record.requestId });
     return { accepted: false, quota: undefined, refused: 'store' };

@@ -47,9 +47,13 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
     const receivedAtMs = Date.now();
     const valid = parseInput(recordSchema, request);
     const commitByMs = commitDeadline(deadline, receivedAtMs, valid.commitWithinMs);
-    const result = await recordRequest(deps, valid, recordOutage, commitByMs);
+    const result = await recordRequest(deps, valid, recordOutage, commitByMs, settings.lease.ttlMs);
     records.add(1, result.accepted ? { accepted: true } : { accepted: false, refused: result.refused });
-    return { accepted: result.accepted, quota: result.quota && toProtoQuota(result.quota) };
+    return {
+      accepted: result.accepted,
+      quota: result.quota && toProtoQuota(result.quota),
+      leaseValidForMs: result.accepted && result.leaseRenewed ? settings.lease.ttlMs : 0,
+    };
   };
   return {
     checkQuota: async (request) => {

@@ -15,7 +15,7 @@ import { serveService, type ServiceServer } from './server';
  */
 const definition = { streamRecords: LedgerServiceService.streamRecords };
 const logger = createLogger({ service: 'test', level: 'silent' });
-const recorded = (requestId: string): RecordResponse => ({ accepted: requestId.endsWith('accepted'), quota: undefined });
+const recorded = (requestId: string): RecordResponse => ({ accepted: requestId.endsWith('accepted'), quota: undefined, leaseValidForMs: 0 });
 
 interface TestServer {
   server: ServiceServer<typeof definition>;

@@ -57,7 +57,7 @@ it('finishes the calls and streams in flight on a connection the server ends for
     handlers: {
       streamRecords: async () => {
         await new Promise((resolve) => setTimeout(resolve, 2));
-        return { accepted: true, quota: undefined };
+        return { accepted: true, quota: undefined, leaseValidForMs: 0 };
       },
       watchLeases: async function* (_request, { signal }) {
         yield { organizationId: '' };

@@ -26,7 +26,7 @@ const definition = {
 type Definition = typeof definition;
 
 const principal: AuthenticateResponse = { principal: samplePrincipal('org-1') };
-const recorded: RecordResponse = { accepted: true, quota: undefined };
+const recorded: RecordResponse = { accepted: true, quota: undefined, leaseValidForMs: 0 };
 
 /** A unary-like call whose handler does what `behaviour` names; the same cases run for each. */
 interface UnaryCase {

@@ -194,7 +194,14 @@ export interface RecordRequest {
 export interface RecordResponse {
   /** The write was accepted into the durable stream (`x-service-metered`). */
   accepted: boolean;
-  quota?: QuotaState | undefined;
+  quota?:
+    | QuotaState
+    | undefined;
+  /**
+   * The call drew on a lease the ledger still held: the lease now lasts this long from the
+   * Record's handling, as after a renewal (LeaseResponse.valid_for_ms). 0: not renewed.
+   */
+  leaseValidForMs: number;
 }
 
 export interface StreamRecordsRequest {
@@ -1548,7 +1555,7 @@ export const RecordRequest: MessageFns<RecordRequest> = {
 };
 
 function createBaseRecordResponse(): RecordResponse {
-  return { accepted: false, quota: undefined };
+  return { accepted: false, quota: undefined, leaseValidForMs: 0 };
 }
 
 export const RecordResponse: MessageFns<RecordResponse> = {
@@ -1558,6 +1565,9 @@ export const RecordResponse: MessageFns<RecordResponse> = {
     }
     if (message.quota !== undefined) {
       QuotaState.encode(message.quota, writer.uint32(18).fork()).join();
+    }
+    if (message.leaseValidForMs !== 0) {
+      writer.uint32(24).int32(message.leaseValidForMs);
     }
     return writer;
   },
@@ -1591,6 +1601,14 @@ export const RecordResponse: MessageFns<RecordResponse> = {
             message.quota = QuotaState.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.leaseValidForMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1607,6 +1625,11 @@ export const RecordResponse: MessageFns<RecordResponse> = {
     return {
       accepted: isSet(object.accepted) ? globalThis.Boolean(object.accepted) : false,
       quota: isSet(object.quota) ? QuotaState.fromJSON(object.quota) : undefined,
+      leaseValidForMs: isSet(object.leaseValidForMs)
+        ? globalThis.Number(object.leaseValidForMs)
+        : isSet(object.lease_valid_for_ms)
+        ? globalThis.Number(object.lease_valid_for_ms)
+        : 0,
     };
   },
 
@@ -1617,6 +1640,9 @@ export const RecordResponse: MessageFns<RecordResponse> = {
     }
     if (message.quota !== undefined) {
       obj.quota = QuotaState.toJSON(message.quota);
+    }
+    if (message.leaseValidForMs !== 0) {
+      obj.leaseValidForMs = Math.round(message.leaseValidForMs);
     }
     return obj;
   },
@@ -1630,6 +1656,7 @@ export const RecordResponse: MessageFns<RecordResponse> = {
     message.quota = (object.quota !== undefined && object.quota !== null)
       ? QuotaState.fromPartial(object.quota)
       : undefined;
+    message.leaseValidForMs = object.leaseValidForMs ?? 0;
     return message;
   },
 };

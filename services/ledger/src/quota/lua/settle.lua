@@ -1,10 +1,11 @@
 -- Settles one request and appends its record to the stream, atomically (holds.lua is loaded ahead).
 -- KEYS[1] counters hash, KEYS[2] holds hash, KEYS[3] hold expiries, KEYS[4] record stream
 -- ARGV[1] hold id ("" when none), ARGV[2] meter, ARGV[3] usage, ARGV[4] limit, ARGV[5] record (JSON),
--- ARGV[6] commit-by instant in epoch ms ("" when none), ARGV[7] lease hold id the usage comes off ("" when none)
+-- ARGV[6] commit-by instant in epoch ms ("" when none), ARGV[7] lease hold id the usage comes off ("" when none),
+-- ARGV[8] now (ms, the ledger's clock, as lease.lua's), ARGV[9] the lease's new expiry (ms)
 -- Returns {"late"}, {"missing"} or {"settled", used, credits, credits_used, held, spend_allowance or
--- false}: held is what the other holds in flight on the meter add up to once this one is released
--- (a lease's hold included, less this call's usage).
+-- false, lease renewed (1 or 0)}: held is what the other holds in flight on the meter add up to once
+-- this one is released (a lease's hold included, less this call's usage).
 local counters, holds, expiries, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 -- The caller has stopped waiting (or is about to): its answer says "not metered", so nothing may
@@ -37,11 +38,21 @@ if ARGV[1] ~= '' then
   held = redis.call('HGET', counters, meter .. '_reserved')
 end
 -- A lease's hold pays for the call out of what it holds; past its expiry it is gone and the usage only counts.
-if ARGV[7] ~= '' and usage ~= '0' then
-  local taken, reserved_now = take_from_hold(counters, holds, ARGV[7], meter, tonumber(usage))
-  if taken > 0 then held = reserved_now end
+local lease_renewed = 0
+if ARGV[7] ~= '' then
+  if usage ~= '0' then
+    local taken, reserved_now = take_from_hold(counters, holds, ARGV[7], meter, tonumber(usage))
+    if taken > 0 then held = reserved_now end
+  end
+  -- The holder is alive and using the lease: it lasts another full term, as after a renewal. Never
+  -- one already expired (the sweep of the next Lease gives that back).
+  local expiry = redis.call('ZSCORE', expiries, ARGV[7])
+  if expiry and tonumber(expiry) > tonumber(ARGV[8]) then
+    redis.call('ZADD', expiries, ARGV[9], ARGV[7])
+    lease_renewed = 1
+  end
 end
 if usage ~= '0' then used = redis.call('HINCRBY', counters, meter .. '_used', usage) end
 local credits_left = credits_held
 if credits_used > 0 then credits_left = redis.call('HINCRBY', counters, 'credits', -credits_used) end
-return {'settled', used or '0', credits_left, credits_used, held or '0', own_allowance}
+return {'settled', used or '0', credits_left, credits_used, held or '0', own_allowance, lease_renewed}
