@@ -58,7 +58,7 @@ describe('ledger with Redis down', () => {
     );
 
   it('answers Record with accepted=false instead of an error', async () => {
-    await expect(client.record(recordOf(subject()))).resolves.toEqual({ accepted: false, quota: undefined });
+    await expect(client.record(recordOf(subject()))).resolves.toEqual({ accepted: false, quota: undefined, leaseValidForMs: 0 });
   });
 
   it('fails CheckQuota and GetQuota as unavailable', async () => {
