@@ -16,21 +16,21 @@ const TIMING = { commitWithinMs: 250, answerGraceMs: 2000 };
 describe('a best-effort hop that fails', () => {
   it('logs nothing per call when the backend is unavailable (the client reports the outage once)', async () => {
     const { logger, lines } = capturedLogger();
-    const outcome = await recordCall(failingLedger(new DomainError('unavailable', 'The ledger service is unavailable.')), logger, record, TIMING);
+    const outcome = await recordCall(failingLedger(new DomainError('unavailable', 'The ledger service is unavailable.')), logger, record, TIMING, undefined);
     expect(outcome).toEqual({ metered: false, quota: undefined });
     expect(lines()).toEqual([]);
   });
 
   it('logs a timeout as one short line, without a stack trace', async () => {
     const { logger, lines } = capturedLogger();
-    await recordCall(failingLedger(new DomainError('timeout', 'The ledger service did not answer in time.')), logger, record, TIMING);
+    await recordCall(failingLedger(new DomainError('timeout', 'The ledger service did not answer in time.')), logger, record, TIMING, undefined);
     expect(lines()).toEqual([expect.objectContaining({ level: 'warn', reason: 'The ledger service did not answer in time.', msg: 'ledger record failed: response is unmetered' })]);
     expect(lines()[0]).not.toHaveProperty('err');
   });
 
   it('logs anything else whole, stack included', async () => {
     const { logger, lines } = capturedLogger();
-    await recordCall(failingLedger(new DomainError('internal', 'Internal error.')), logger, record, TIMING);
+    await recordCall(failingLedger(new DomainError('internal', 'Internal error.')), logger, record, TIMING, undefined);
     expect(lines()).toEqual([expect.objectContaining({ err: expect.objectContaining({ stack: expect.any(String) }) })]);
   });
 });
@@ -45,8 +45,24 @@ describe('a record', () => {
       },
     } as unknown as PromiseClient<typeof LedgerServiceService>;
     const { logger } = capturedLogger();
-    await expect(recordCall(ledger, logger, record, TIMING)).resolves.toEqual({ metered: true, quota: undefined });
-    await expect(recordCall(ledger, logger, record, TIMING)).resolves.toEqual({ metered: false, quota: undefined });
+    await expect(recordCall(ledger, logger, record, TIMING, undefined)).resolves.toEqual({ metered: true, quota: undefined });
+    await expect(recordCall(ledger, logger, record, TIMING, undefined)).resolves.toEqual({ metered: false, quota: undefined });
     expect(calls[0]).toEqual({ commitWithinMs: 250, deadlineMs: 2250 });
+  });
+
+  it("passes the ledger's renewal of the call's lease on, timed from when the record was sent, and nothing when there was none", async () => {
+    let answer = { accepted: true, quota: undefined, leaseValidForMs: 10_000 };
+    const ledger = { streamRecords: () => Promise.resolve(answer) } as unknown as PromiseClient<typeof LedgerServiceService>;
+    const renewals: Array<{ sentAtMs: number; validForMs: number }> = [];
+    const lease = { renewed: (sentAtMs: number, validForMs: number) => void renewals.push({ sentAtMs, validForMs }) };
+    const { logger } = capturedLogger();
+    const before = Date.now();
+    await recordCall(ledger, logger, record, TIMING, lease);
+    expect(renewals).toEqual([{ sentAtMs: expect.any(Number), validForMs: 10_000 }]);
+    expect(renewals[0]?.sentAtMs).toBeGreaterThanOrEqual(before);
+    expect(renewals[0]?.sentAtMs).toBeLessThanOrEqual(Date.now());
+    answer = { accepted: true, quota: undefined, leaseValidForMs: 0 };
+    await recordCall(ledger, logger, record, TIMING, lease);
+    expect(renewals).toHaveLength(1);
   });
 });

@@ -4,6 +4,7 @@ import type { PromiseClient } from '@gateway/lib/grpc';
 import type { LedgerServiceService, QuotaState, Subject } from '@gateway/proto/gen/gateway/ledger/v1/ledger';
 import { BaselineReason, type PricingServiceService } from '@gateway/proto/gen/gateway/pricing/v1/pricing';
 import { priceRequest, type PriceBook } from '@gateway/lib/pricing';
+import type { LeasedCall } from './admission';
 import type { PriceFacts } from './headers';
 import type { HeldPriceList } from './price-list';
 import type { TraceRecord } from './trace-record';
@@ -121,8 +122,6 @@ async function askPricing(pricing: PromiseClient<typeof PricingServiceService>, 
 export interface RecordOutcome {
   metered: boolean;
   quota: QuotaState | undefined;
-  /** The ledger renewed the lease the call drew on: it lasts validForMs from when the Record was sent (by this process's clock). */
-  leaseRenewal: { sentAtMs: number; validForMs: number } | undefined;
 }
 
 /** How long a Record may take (docs/decisions.md#ledger-records-under-faults). */
@@ -139,21 +138,24 @@ export interface RecordTiming {
  * committed in time but answered late is not called unmetered. Only a call
  * that gets no answer (the ledger unavailable, which fails at once, or hung
  * past the window and the grace) is unmetered without the ledger saying so.
+ * A Record that renewed the lease the call drew on (`lease`, whatever the
+ * call's outcome) has it count its validity from when the Record was sent.
  */
 export async function recordCall(
   ledger: PromiseClient<typeof LedgerServiceService>,
   logger: Logger,
   record: TraceRecord,
   { commitWithinMs, answerGraceMs }: RecordTiming,
+  lease: Pick<LeasedCall, 'renewed'> | undefined,
 ): Promise<RecordOutcome> {
   try {
     const sentAtMs = Date.now();
     // Object.assign rather than a spread given a new key: see gatewayHeaders (headers.ts).
     const answer = await ledger.streamRecords(Object.assign({}, record, { commitWithinMs }), { deadlineMs: commitWithinMs + answerGraceMs });
-    const leaseRenewal = answer.leaseValidForMs > 0 ? { sentAtMs, validForMs: answer.leaseValidForMs } : undefined;
-    return { metered: answer.accepted, quota: answer.quota, leaseRenewal };
+    if (answer.leaseValidForMs > 0) lease?.renewed(sentAtMs, answer.leaseValidForMs);
+    return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
     logDegraded(logger, error, 'ledger record failed: response is unmetered');
-    return { metered: false, quota: undefined, leaseRenewal: undefined };
+    return { metered: false, quota: undefined };
   }
 }

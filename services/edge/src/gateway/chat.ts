@@ -121,6 +121,7 @@ async function servePrincipal(
           consumed: false,
         }),
         deps.settings.recordTiming,
+        lease,
       );
       facts.metered = outcome.metered;
       // A refusal keeps the counters that refused it, which include what calls in flight hold.
@@ -179,9 +180,8 @@ export async function settle(call: GatewayCall, usage: { promptTokens: number; c
     stream: body.stream === true,
     consumed: true,
   };
-  const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordTiming);
+  const outcome = await recordCall(deps.ledger, deps.logger, traceRecord(req, summary), deps.settings.recordTiming, call.lease);
   call.lease?.finish(leaseUsage(call.lease.meter, summary));
-  if (outcome.leaseRenewal) call.lease?.renewed(outcome.leaseRenewal.sentAtMs, outcome.leaseRenewal.validForMs);
   facts.metered = outcome.metered;
   facts.quota = outcome.quota ?? facts.quota;
 }
