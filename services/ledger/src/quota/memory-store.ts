@@ -86,7 +86,7 @@ export class MemoryQuotaStore implements QuotaStore {
     // Renewed only while still held: an expired lease is not brought back.
     const lease = leaseId === null ? undefined : state.holds.get(leaseId);
     const leaseRenewed = lease !== undefined && lease.expiresAtMs > nowMs;
-    if (lease && leaseRenewed) lease.expiresAtMs = leaseExpiresAtMs;
+    if (leaseRenewed) lease.expiresAtMs = leaseExpiresAtMs;
     state.used[meter] += usage;
     state.credits -= creditsUsed;
     return Promise.resolve({ kind: 'settled', counters: this.countersOf(state, meter), creditsUsed: Number(creditsUsed), leaseRenewed });
