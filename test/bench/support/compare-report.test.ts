@@ -77,7 +77,7 @@ describe("bench:compare's report", () => {
     const rung = (rate: number, p99: number) => ({
       run: { ...measured('gateway', 1, p99), rate },
       direct: { ...measured('direct', 0.1, 0.4), rate },
-      phases: { requestMs: 1, providerMs: 0.3, recordMs: 0.5, ledgerRecordMs: 0.3, authVerifiedMs: Number.NaN, authVerifiedRequests: 0, leaseMs: Number.NaN, leasesPerRequest: 0, runtime: busy(0.41, 0.27), redisStalls: { seconds: 2, longestMs: 31 } },
+      phases: { requestMs: 1, providerMs: 0.3, recordMs: 0.5, ledgerRecordMs: 0.3, authVerifiedMs: Number.NaN, authVerifiedRequests: 0, authenticateMs: Number.NaN, leaseMs: Number.NaN, ledgerLeaseMs: Number.NaN, leasesPerRequest: 0, runtime: busy(0.41, 0.27), redisStalls: { seconds: 2, longestMs: 31 } },
     });
     const ladderRound = { ...round([0.1, 0.4], [1.1, 9.4], [1.5, 8.4]), ladder: new Map([['gateway' as const, { held: rung(500, 8), failed: rung(600, 40) }]]) };
     const ladderRow = printed([ladderRound])

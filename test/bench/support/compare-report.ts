@@ -280,8 +280,10 @@ function phaseTable(results: Round[], settings: ReportSettings): string {
     ["edge's own part (its request less the provider call and the record)", spread(of((phases) => phases.requestMs - phases.providerMs - phases.recordMs))],
     ["edge's requests whose credential waited on auth (not the principal cache), over the run", spread(of((phases) => phases.authVerifiedRequests), (value) => value.toFixed(0))],
     ['those requests, each', spread(of((phases) => phases.authVerifiedMs))],
+    ["edge's Authenticate calls to auth (lapsed entries' and background refreshes), each", spread(of((phases) => phases.authenticateMs))],
     ["edge's Lease calls per request (calls that did not fit a lease, renewals, give-backs)", spread(of((phases) => phases.leasesPerRequest), (value) => value.toFixed(3))],
     ['those calls, each', spread(of((phases) => phases.leaseMs))],
+    ["the ledger's handling of them, each", spread(of((phases) => phases.ledgerLeaseMs))],
     ...(['edge', 'ledger'] as const).flatMap((kind) => {
       const who = kind === 'edge' ? "edge's replicas" : 'the ledger';
       return [

@@ -24,8 +24,12 @@ export interface PhaseMeans {
   authVerifiedMs: number;
   /** And how many there were. */
   authVerifiedRequests: number;
+  /** edge's `Authenticate` calls to auth (a lapsed entry's, or a background refresh): their mean, client side. */
+  authenticateMs: number;
   /** edge's `Lease` calls (a call that did not fit its lease, a renewal, a give-back): their mean, client side. */
   leaseMs: number;
+  /** The ledger's handling of those calls, server side (a reclaim's wait included). */
+  ledgerLeaseMs: number;
   /** And how many a request. */
   leasesPerRequest: number;
   runtime: Record<ScrapedKind, RuntimeOverRun>;
@@ -53,7 +57,9 @@ const SERIES: Record<Phase, { metric: string; labels: Record<string, string> }> 
   recordMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'StreamRecords' } },
   ledgerRecordMs: { metric: 'rpc_server_duration', labels: { rpc_method: 'StreamRecords' } },
   authVerifiedMs: { metric: 'edge_http_duration', labels: { http_route: '/api/gateway/v1/chat/completions', verified_by: 'auth' } },
+  authenticateMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'Authenticate' } },
   leaseMs: { metric: 'rpc_client_duration', labels: { rpc_method: 'Lease' } },
+  ledgerLeaseMs: { metric: 'rpc_server_duration', labels: { rpc_method: 'Lease' } },
 };
 const PHASES = Object.keys(SERIES) as Phase[];
 
@@ -93,7 +99,9 @@ export function phaseMeans(before: PhaseTotals, after: PhaseTotals): PhaseMeans 
     ledgerRecordMs: mean('ledgerRecordMs'),
     authVerifiedMs: mean('authVerifiedMs'),
     authVerifiedRequests: calls('authVerifiedMs'),
+    authenticateMs: mean('authenticateMs'),
     leaseMs: mean('leaseMs'),
+    ledgerLeaseMs: mean('ledgerLeaseMs'),
     leasesPerRequest: requests > 0 ? calls('leaseMs') / requests : Number.NaN,
     runtime: {
       edge: runtimeOver(before.runtime.edge, after.runtime.edge, requests),
