@@ -124,8 +124,12 @@ it('verifies a key in steady use again in the background: once cached, no call w
     CACHE_TTL_MS * 3,
   );
   expect(new Set(await Promise.all(later.map(verifiedBy)))).toEqual(new Set(['cache']));
-  // One call to auth, in the background, for all the calls in the last quarter of the TTL.
-  expect(await authenticateCalls()).toBe(before + 1);
+  // Calls to auth, in the background, shared by all the calls: one from half the TTL on, and
+  // one more from half of the TTL that its answer started, when the calls reached it.
+  const refreshes = (await authenticateCalls()) - before;
+  expect(refreshes).toBeGreaterThanOrEqual(1);
+  expect(refreshes).toBeLessThanOrEqual(2);
+  expect(later.length).toBeGreaterThan(refreshes * 10);
 });
 
 it('logs no credential in any process', () => {

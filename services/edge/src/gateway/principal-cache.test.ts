@@ -129,11 +129,11 @@ describe('PrincipalCache', () => {
       expect(asked).toHaveLength(2);
     });
 
-    it('is due again in the last quarter of the TTL, once, and the answer starts a new TTL', async () => {
+    it('is due again from half the TTL, once, and the answer starts a new TTL', async () => {
       const { cache, clock } = cacheAt();
       const { ask, asked } = auth();
       cache.store('k', samplePrincipal(ORG_A), cache.ticket());
-      clock.now += 22_499;
+      clock.now += 14_999;
       expect(cache.dueForRefresh('k')).toBe(false);
       clock.now += 1;
       expect(cache.dueForRefresh('k')).toBe(true);
@@ -143,9 +143,12 @@ describe('PrincipalCache', () => {
       asked[0]?.resolve(samplePrincipal(ORG_A));
       await refresh;
       expect(cache.dueForRefresh('k')).toBe(false);
-      clock.now += 29_999;
-      expect(cache.get('k')).toBeDefined();
+      clock.now += 14_999;
+      expect(cache.dueForRefresh('k')).toBe(false);
+      clock.now += 1;
       expect(cache.dueForRefresh('k')).toBe(true);
+      clock.now += 14_999;
+      expect(cache.get('k')).toBeDefined();
     });
 
     it('drops the entry when auth refuses it, so the next call asks auth and meets the refusal', async () => {

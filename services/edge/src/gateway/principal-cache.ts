@@ -24,9 +24,13 @@ interface Verification {
 /**
  * The share of the TTL after which an entry in use is verified again in the
  * background: the answer is back long before the entry lapses, so a
- * credential in steady use never has a call wait on auth.
+ * credential in steady use never has a call wait on auth. Half, not less: a
+ * key that calls this replica only every few seconds (one of many callers,
+ * spread over the replicas) lapses only when none of its calls falls in the
+ * second half of the TTL, and a refresh is at most one call to auth per key
+ * and half TTL.
  */
-const REFRESH_AFTER_TTL_SHARE = 0.75;
+const REFRESH_AFTER_TTL_SHARE = 0.5;
 
 /**
  * Verified principals, reused for a short while so that a repeat caller
@@ -39,8 +43,8 @@ const REFRESH_AFTER_TTL_SHARE = 0.75;
  *
  * The TTL also keeps last_used_at honest: auth writes it when it verifies,
  * at most once a minute, and a key in steady use is verified again at least
- * once per TTL. That verification happens in the background, from the last
- * quarter of the TTL on, and calls for one key share one call to auth: when
+ * once per TTL. That verification happens in the background, from half the
+ * TTL on, and calls for one key share one call to auth: when
  * an entry lapsed with every call waiting, the calls of the next few
  * milliseconds each asked auth and waited for it.
  */
@@ -89,7 +93,7 @@ export class PrincipalCache {
     this.entries.set(key, { principal, usableUntil: Math.min(now + this.settings.ttlMs, expiresAt), refreshAt: now + this.settings.ttlMs * REFRESH_AFTER_TTL_SHARE });
   }
 
-  /** The entry is in its last quarter and no verification of it is in flight. */
+  /** The entry is in the second half of its TTL and no verification of it is in flight. */
   dueForRefresh(key: string): boolean {
     const entry = this.entries.get(key);
     return entry !== undefined && this.now() >= entry.refreshAt && this.verificationOf(key) === undefined;
