@@ -3,6 +3,7 @@ import { createRedis, type Redis } from '@gateway/lib/redis';
 import { testRedisUrl } from '../support/databases';
 import { counter, periodKeys, send } from './support/burst';
 import { eventually } from './support/eventually';
+import { usdHeader } from './support/headers';
 import { startE2e, type Caller, type E2e } from './support/harness';
 import { streamRaw } from './support/http';
 import { simulatorDirective } from './support/simulator';
@@ -78,4 +79,17 @@ it('settles every call against the lease once, whatever its outcome, and gives e
   // Something was leased and spent.
   expect(await counter(redis, counters, 'spend_used')).toBeGreaterThan(0n);
   await eventually(async () => ((await counter(redis, counters, 'spend_reserved')) === 0n ? true : undefined), 'every hold to come back');
+});
+
+it('gives a call admitted in memory the counters of the subject’s last Record answer, not those of the Lease before it', async () => {
+  const fresh = await e2e.seed({ plan: 'simulated' });
+  // The first call asks for the lease; its Record's answer renews it, with the counters after the call.
+  const first = await send(url(), fresh.key, question('Hello.'));
+  expect(first.status).toBe(200);
+  const spentAfterFirst = usdHeader(first.headers, 'x-service-quota-spent-usd');
+  expect(spentAfterFirst).toBeGreaterThan(0n);
+  // A stream's headers leave before its own Record: they carry what the ledger last answered for the subject.
+  const streamed = await streamRaw(`${url()}/api/gateway/v1/chat/completions`, { ...question('Stream.'), stream: true }, { authorization: `Bearer ${fresh.key}` });
+  expect(streamed.status).toBe(200);
+  expect(usdHeader(streamed.headers, 'x-service-quota-spent-usd')).toBe(spentAfterFirst);
 });

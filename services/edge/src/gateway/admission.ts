@@ -34,7 +34,7 @@ export interface LeasedCall {
   leaseId: string;
   meter: MeterName;
   finish(usage: bigint): void;
-  renewed(sentAtMs: number, validForMs: number): void;
+  renewed(sentAtMs: number, validForMs: number, quota: QuotaState | undefined): void;
 }
 
 /** What admission decided, and what the Record must carry for it. */

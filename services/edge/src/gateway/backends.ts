@@ -139,7 +139,8 @@ export interface RecordTiming {
  * that gets no answer (the ledger unavailable, which fails at once, or hung
  * past the window and the grace) is unmetered without the ledger saying so.
  * A Record that renewed the lease the call drew on (`lease`, whatever the
- * call's outcome) has it count its validity from when the Record was sent.
+ * call's outcome) has it count its validity from when the Record was sent,
+ * and hands it the answer's counters for the subject's next calls.
  */
 export async function recordCall(
   ledger: PromiseClient<typeof LedgerServiceService>,
@@ -152,7 +153,7 @@ export async function recordCall(
     const sentAtMs = Date.now();
     // Object.assign rather than a spread given a new key: see gatewayHeaders (headers.ts).
     const answer = await ledger.streamRecords(Object.assign({}, record, { commitWithinMs }), { deadlineMs: commitWithinMs + answerGraceMs });
-    if (answer.leaseValidForMs > 0) lease?.renewed(sentAtMs, answer.leaseValidForMs);
+    if (answer.leaseValidForMs > 0) lease?.renewed(sentAtMs, answer.leaseValidForMs, answer.quota);
     return { metered: answer.accepted, quota: answer.quota };
   } catch (error) {
     logDegraded(logger, error, 'ledger record failed: response is unmetered');

@@ -81,6 +81,7 @@ function fakeLedger(allowance: bigint) {
     client: createInProcessClient(LedgerServiceService, handlers, { serviceName: 'ledger', deadlineMs: 1000, logger }),
     leases,
     held: () => held,
+    quota,
     setDown: (value: boolean) => (down = value),
     /** Fails the next `count` Lease calls, as a ledger replica killed under them. */
     failNext: (count: number) => (failures = count),
@@ -270,14 +271,19 @@ describe('the allowance leases edge holds', () => {
     call.finish(300n);
     // The call's Record, sent just before the renewal point, renewed the lease at the ledger.
     now += USABLE_MS / 2 - 1;
-    call.renewed(now, VALID_FOR_MS);
+    const recorded = ledger.quota();
+    call.renewed(now, VALID_FOR_MS, { ...recorded, spentMicros: '300' });
     now += 1;
     await lookedOver();
     expect(ledger.leases).toHaveLength(1);
-    // At the first term's end, admission goes on against the term the Record renewed.
+    // At the first term's end, admission goes on against the term the Record renewed, and carries its counters.
     now += USABLE_MS / 2;
-    admitted(await leases.admit(subject(), 'spend', 300n));
+    const next = admitted(await leases.admit(subject(), 'spend', 300n));
     expect(ledger.leases).toHaveLength(1);
+    expect(next.quota?.spentMicros).toBe('300');
+    // A Record answer older than that one (sent before it) moves neither the term nor the counters.
+    call.renewed(now - USABLE_MS, VALID_FOR_MS, { ...recorded, spentMicros: '100' });
+    expect(admitted(await leases.admit(subject(), 'spend', 300n)).quota?.spentMicros).toBe('300');
   });
 
   it('keeps renewing a lease while a call admitted against it is in flight', async () => {

@@ -49,9 +49,10 @@ export type Admission =
       finish(usage: bigint): void;
       /**
        * The ledger renewed the lease with this call's Record, sent at `sentAtMs`: it lasts
-       * `validForMs` from then, so a lease in steady use needs no renewal of its own.
+       * `validForMs` from then, so a lease in steady use needs no renewal of its own. `quota`,
+       * the Record answer's counters, are what the subject's next calls admitted in memory carry.
        */
-      renewed(sentAtMs: number, validForMs: number): void;
+      renewed(sentAtMs: number, validForMs: number, quota: QuotaState | undefined): void;
     }
   | { kind: 'refused'; quota: QuotaState | undefined; retryAfterSeconds: number }
   /** The ledger could not be asked: the call goes through unenforced. */
@@ -95,7 +96,7 @@ interface Entry {
   term: Term | undefined;
   /** When a call was last admitted against the lease (never: -Infinity). */
   lastAdmitMs: number;
-  /** The last Lease answer's counters. */
+  /** The counters of the last Lease answer, or of a Record answer that renewed the lease since. */
   quota: QuotaState | undefined;
   /** A push said the allowance changed: the next call asks the ledger whatever the lease holds. */
   askAgain: boolean;
@@ -172,12 +173,15 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
         term.inflight -= need;
         term.consumed += usage;
       },
-      renewed: (sentAtMs, validForMs) => {
+      renewed: (sentAtMs, validForMs, quota) => {
         // One hold per holder and meter: what the Record renewed is what the entry's current term holds.
         const current = entry.term;
         if (!current || current.leaseId !== term.leaseId) return;
         const validity = validityOf(sentAtMs, validForMs, settings.safetyMarginMs);
-        if (validity.validUntilMs > current.validUntilMs) Object.assign(current, validity);
+        if (validity.validUntilMs <= current.validUntilMs) return;
+        Object.assign(current, validity);
+        // Only a Record sent after the answer that last extended the lease: counters never go back in time.
+        if (quota) entry.quota = quota;
       },
     };
   };
