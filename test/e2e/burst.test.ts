@@ -23,7 +23,8 @@ let e2e: E2e;
 let redis: Redis;
 
 beforeAll(async () => {
-  e2e = await startE2e('e2e_burst', { replicas: { edge: 2 }, serviceEnv: { edge: { RPC_DEADLINE_MS: '30000' } } });
+  // Leases of 10 s: an idle replica gives its slice back 6.75 s after its last answer, which the last check waits for.
+  e2e = await startE2e('e2e_burst', { replicas: { edge: 2 }, serviceEnv: { edge: { RPC_DEADLINE_MS: '30000' }, ledger: { LEASE_TTL_MS: '10000' } } });
   redis = createRedis(testRedisUrl());
 });
 

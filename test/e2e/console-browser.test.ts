@@ -65,7 +65,8 @@ beforeAll(async () => {
   // The Console as `npm run build` makes it, into a directory of this suite's own.
   await buildConsole(consoleDir);
   e2e = await startE2e('e2e_console', {
-    serviceEnv: { edge: { CONSOLE_DIR: consoleDir }, auth: { ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL_SECONDS) } },
+    // Leases of 10 s: edge's idle slice goes back 6.75 s after its last answer, which the quota card's test waits for.
+    serviceEnv: { edge: { CONSOLE_DIR: consoleDir }, auth: { ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL_SECONDS) }, ledger: { LEASE_TTL_MS: '10000' } },
   });
   const db = e2e.auth.db;
   orgId = (await createOrganization(db, { name: 'Acme Robotics', plan: 'simulated' })).id;

@@ -34,7 +34,7 @@ export const ledgerConfigShape = {
    * leaves one: a holder that stops renewing (an edge replica that died) gives its slice back this
    * long after its last ask.
    */
-  LEASE_TTL_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  LEASE_TTL_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /**
    * A lease grant beyond the waiting call's need is at most what is left of the allowance divided
    * by this, so the slices shrink near the end and the last of an allowance is not stranded in one holder.

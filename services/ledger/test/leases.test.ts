@@ -34,14 +34,14 @@ describe('ledger leases', () => {
       // A quarter of the 1,000 left.
       grantedAmount: '250',
       leaseId: `${currentPeriodKey()}:lease:edge-1:spend`,
-      validForMs: 10_000,
+      validForMs: 30_000,
       retryAfterSeconds: 0,
       quota: { allowanceMicros: '1000', spentMicros: '0', heldMicros: '250', remainingMicros: '750' },
     });
 
     const recorded = await client.record(recordOf(who, { leaseId: granted.leaseId, costMicros: '100' }));
     // The Record renewed the lease it drew on.
-    expect(recorded).toMatchObject({ accepted: true, quota: { spentMicros: '100', heldMicros: '150', remainingMicros: '750' }, leaseValidForMs: 10_000 });
+    expect(recorded).toMatchObject({ accepted: true, quota: { spentMicros: '100', heldMicros: '150', remainingMicros: '750' }, leaseValidForMs: 30_000 });
 
     const refused = await client.lease({ subject: who, holderId: 'edge-2', need: '751', want: '0', giveBack: '0' });
     expect(refused).toMatchObject({ granted: false, grantedAmount: '0', leaseId: '', quota: { remainingMicros: '750' } });
