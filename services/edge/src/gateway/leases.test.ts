@@ -28,14 +28,20 @@ const subject = (organizationId = 'org-1'): Subject => ({
  * back first, then `need` whole (or refused) and as much of `want` as is
  * left; Record is not modelled, the tests settle through the holder itself.
  */
-function fakeLedger(allowance: bigint) {
+function fakeLedger(allowance: bigint, { greet = false } = {}) {
   let held = 0n;
   let down = false;
   let failures = 0;
   let gate: Promise<void> | undefined;
   const leases: LeaseRequest[] = [];
   const pushes: string[] = [];
-  let wake: () => void = () => undefined;
+  const wakers = new Set<() => void>();
+  const wake = () => {
+    for (const waker of wakers) waker();
+  };
+  let streamsOpened = 0;
+  /** Moves on each `breakStreams`: a stream opened before fails. */
+  let breaks = 0;
   const quota = () => ({
     meter: Meter.METER_SPEND,
     allowanceMicros: allowance.toString(),
@@ -70,10 +76,25 @@ function fakeLedger(allowance: bigint) {
       return { granted: true, grantedAmount: (need + extra).toString(), leaseId: 'lease-1', validForMs: VALID_FOR_MS, quota: quota(), retryAfterSeconds: 0 };
     },
     watchLeases: async function* (_request, { signal }): AsyncIterable<WatchLeasesResponse> {
+      streamsOpened += 1;
+      const opened = breaks;
+      // As the ledger greets every stream: you may have missed something, ask anew.
+      if (greet) yield { organizationId: '' };
       while (!signal.aborted) {
+        if (breaks !== opened) throw new DomainError('unavailable', 'The ledger service is unavailable.');
         const organizationId = pushes.shift();
         if (organizationId !== undefined) yield { organizationId };
-        else await new Promise<void>((resolve) => (wake = resolve));
+        else {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              wakers.delete(done);
+              signal.removeEventListener('abort', done);
+              resolve();
+            };
+            wakers.add(done);
+            signal.addEventListener('abort', done, { once: true });
+          });
+        }
       }
     },
   };
@@ -96,6 +117,12 @@ function fakeLedger(allowance: bigint) {
     },
     push: (organizationId: string) => {
       pushes.push(organizationId);
+      wake();
+    },
+    streamsOpened: () => streamsOpened,
+    /** Fails every WatchLeases stream open now, as a ledger replica killed under them. */
+    breakStreams: () => {
+      breaks += 1;
       wake();
     },
   };
@@ -338,6 +365,26 @@ describe('the allowance leases edge holds', () => {
     admitted(await leases.admit(subject('org-1'), 'spend', 1n));
     admitted(await leases.admit(subject('org-2'), 'spend', 1n));
     expect(ledger.leases).toHaveLength(6);
+  });
+
+  it('acts on a new stream\'s greeting only when it was without a stream: one replaced for its age while the old stood missed nothing', async () => {
+    const ledger = fakeLedger(10_000n, { greet: true });
+    const leases = start(ledger, { watch: { initialBackoffMs: 1, maxBackoffMs: 1, maxStreamAgeMs: 20, overlapMs: 5 } });
+    // The first stream's greeting, with nothing held yet.
+    await until(() => ledger.streamsOpened() === 1);
+    await lookedOver();
+    admitted(await leases.admit(subject('org-1'), 'spend', 300n));
+    const opened = ledger.streamsOpened();
+    // Three replacements, each new stream greeted while the one it replaced stood.
+    await until(() => ledger.streamsOpened() >= opened + 3);
+    await lookedOver();
+    expect(ledger.leases).toHaveLength(1);
+    admitted(await leases.admit(subject('org-1'), 'spend', 300n));
+    expect(ledger.leases).toHaveLength(1);
+    // A stream that failed: the next one's greeting may stand for pushes missed meanwhile.
+    ledger.breakStreams();
+    await until(() => ledger.leases.length === 2);
+    expect(ledger.leases[1]).toMatchObject({ subject: { organizationId: 'org-1' }, need: '0', giveBack: '700' });
   });
 
   it('does the same on a release from a principal invalidation (a plan change)', async () => {

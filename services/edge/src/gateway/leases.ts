@@ -27,14 +27,17 @@ export interface LeaseSettings {
 /**
  * Each new `WatchLeases` stream starts with the push for every organization, which has every
  * subject's next call ask the ledger again, so this stream is replaced only every five minutes
- * (lib's published/held.ts says why streams are replaced at all).
+ * (lib's published/held.ts says why streams are replaced at all), and the stream it replaces is
+ * kept for a few seconds after the new one's greeting: with a stream open throughout, no push
+ * can have been missed, and that greeting is not acted on (see `watch` below).
  */
 const LEASE_PUSHES_STREAM_AGE_MS = 5 * 60_000;
+const LEASE_PUSHES_OVERLAP_MS = 5_000;
 
 export const DEFAULT_LEASE_TIMING = {
   tickMs: 100,
   safetyMarginMs: 1000,
-  watch: { initialBackoffMs: 100, maxBackoffMs: 5000, maxStreamAgeMs: LEASE_PUSHES_STREAM_AGE_MS },
+  watch: { initialBackoffMs: 100, maxBackoffMs: 5000, maxStreamAgeMs: LEASE_PUSHES_STREAM_AGE_MS, overlapMs: LEASE_PUSHES_OVERLAP_MS },
 } as const;
 
 /** What admission decided for one call. */
@@ -305,7 +308,14 @@ export function holdLeases({ ledger, logger, settings, clock = Date.now }: Lease
   const watch = followStream(
     {
       subscribe: (signal) => ledger.watchLeases({ holderId }, { signal }),
-      onMessage: ({ organizationId }) => release(organizationId),
+      onMessage: ({ organizationId }, { continued }) => {
+        // A stream replaced while the old one still stood missed nothing: its greeting is not a
+        // gap to make up for. Acting on it gave back every lease and had every subject's next call
+        // wait on a Lease, all at once, every five minutes. What a ledger's own subscription to
+        // the announcements missed, it announces to every stream itself (ledger's redis-changes.ts).
+        if (continued && organizationId === EVERY_ORGANIZATION) return;
+        release(organizationId);
+      },
       // Every stream starts with EVERY_ORGANIZATION, so what was pushed while none was open is not missed.
       onFailure: (error) => logDegraded(logger, error, 'lease pushes stream failed: subscribing again'),
     },

@@ -13,6 +13,12 @@ export interface Resubscribe {
   maxBackoffMs: number;
   /** How long one stream is followed before it is replaced by a new one (at once, no backoff); default DEFAULT_STREAM_AGE_MS. */
   maxStreamAgeMs?: number;
+  /**
+   * 0 (the default): a stream replaced for its age is let go before the new one is opened.
+   * Otherwise the old one is kept, its messages passed on, until this long after the new
+   * one's first message, so that nothing sent in between is missed.
+   */
+  overlapMs?: number;
 }
 
 /**
@@ -37,25 +43,49 @@ export interface Subscription<M, T> {
   versionOf(value: T): string;
 }
 
+/** How a message came. */
+export interface Arrival {
+  /**
+   * The first message of a stream that replaced one for its age while that one was still open
+   * (with `overlapMs`): the follower was never without a stream, so a backend's "you may have
+   * missed something" greeting says nothing here.
+   */
+  continued: boolean;
+}
+
 /** What follows a backend's long-lived stream. */
 export interface StreamFollower<M> {
   /** Opens the stream, cancelled with the signal. */
   subscribe(signal: AbortSignal): AsyncIterable<M>;
   /** One message; if it throws, the stream is given up and opened again, as if it had failed. */
-  onMessage(message: M): void;
+  onMessage(message: M, arrival: Arrival): void;
   /** The stream failed (it is opened again after the backoff). */
   onFailure(error: unknown): void;
 }
+
+/** One stream being followed. */
+interface Followed {
+  /** Neither ended nor failed yet. */
+  open: boolean;
+  letGo(): void;
+}
+
+/**
+ * How following one stream ended, for the loop: `aged` when it was replaced
+ * for its age (the loop opens the next at once; with an overlap it is still
+ * open), `ended` when it ended, failed or was let go.
+ */
+type Outcome = { how: 'aged'; followed: Followed } | { how: 'ended' };
 
 /**
  * Keeps a backend's stream open until stopped: opened again after it ends
  * or fails, with a backoff that doubles from initialBackoffMs and starts over
  * once a message arrives, and replaced by a new one at once when it has been
- * open maxStreamAgeMs.
+ * open maxStreamAgeMs (the two overlapping for `overlapMs`, when set).
  */
 export function followStream<M>(
   { subscribe, onMessage, onFailure }: StreamFollower<M>,
-  { initialBackoffMs, maxBackoffMs, maxStreamAgeMs = DEFAULT_STREAM_AGE_MS }: Resubscribe = DEFAULT_RESUBSCRIBE,
+  { initialBackoffMs, maxBackoffMs, maxStreamAgeMs = DEFAULT_STREAM_AGE_MS, overlapMs = 0 }: Resubscribe = DEFAULT_RESUBSCRIBE,
 ): { stop(): void } {
   const stopped = new AbortController();
   let backoffMs = initialBackoffMs;
@@ -70,25 +100,52 @@ export function followStream<M>(
       stopped.signal.addEventListener('abort', done, { once: true });
     });
 
-  const run = async () => {
-    while (!stopped.signal.aborted) {
+  /** Follows one stream; `predecessor`, one replaced for its age and still open, is let go after this one's first message. */
+  const follow = (predecessor: Followed | undefined) =>
+    new Promise<Outcome>((settle) => {
       const stream = new AbortController();
-      const end = () => stream.abort();
-      stopped.signal.addEventListener('abort', end, { once: true });
-      const replaceWhenOld = setTimeout(end, maxStreamAgeMs);
-      try {
-        for await (const message of subscribe(stream.signal)) {
-          onMessage(message);
-          backoffMs = initialBackoffMs;
+      const followed: Followed = { open: true, letGo: () => stream.abort() };
+      stopped.signal.addEventListener('abort', followed.letGo, { once: true });
+      let aged = false;
+      const replaceWhenOld = setTimeout(() => {
+        aged = true;
+        if (overlapMs > 0) settle({ how: 'aged', followed });
+        else followed.letGo();
+      }, maxStreamAgeMs);
+      let waiting = predecessor;
+      const lastOfPredecessor = (afterMs: number) => {
+        const old = waiting;
+        waiting = undefined;
+        if (old) setTimeout(old.letGo, afterMs).unref?.();
+      };
+      void (async () => {
+        try {
+          for await (const message of subscribe(stream.signal)) {
+            const continued = waiting?.open === true;
+            lastOfPredecessor(overlapMs);
+            onMessage(message, { continued });
+            backoffMs = initialBackoffMs;
+          }
+        } catch (error) {
+          if (!stream.signal.aborted) onFailure(error);
+        } finally {
+          followed.open = false;
+          // No first message: what it replaced is let go now, as without an overlap.
+          lastOfPredecessor(0);
+          clearTimeout(replaceWhenOld);
+          stopped.signal.removeEventListener('abort', followed.letGo);
+          settle(aged && overlapMs === 0 ? { how: 'aged', followed } : { how: 'ended' });
         }
-      } catch (error) {
-        if (!stream.signal.aborted) onFailure(error);
-      } finally {
-        clearTimeout(replaceWhenOld);
-        stopped.signal.removeEventListener('abort', end);
-      }
+      })();
+    });
+
+  const run = async () => {
+    let predecessor: Followed | undefined;
+    while (!stopped.signal.aborted) {
+      const outcome = await follow(predecessor);
+      predecessor = outcome.how === 'aged' && outcome.followed.open ? outcome.followed : undefined;
       if (stopped.signal.aborted) return;
-      if (stream.signal.aborted) continue;
+      if (outcome.how === 'aged') continue;
       await pause(backoffMs);
       backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
     }
