@@ -33,12 +33,12 @@ runService({
     reportConnectionErrors(redis, logger, 'commands');
     reportConnectionErrors(streamReader, logger, 'stream reader');
     reportConnectionErrors(subscriber, logger, 'allowance changes');
-    const allowanceChanges = redisAllowanceChanges(subscriber, keys.allowanceChanges, logger);
+    const quota = new RedisQuotaStore(redis, keys);
+    const allowanceChanges = redisAllowanceChanges(subscriber, keys.allowanceChanges, logger, () => quota.announce(EVERY_ORGANIZATION));
     await Promise.all([redis, streamReader, subscriber].map((connection) => firstConnection(connection, FIRST_CONNECTION_TIMEOUT_MS)));
     // WatchLeases streams opened once the port is up hear every change from then on.
     await allowanceChanges.subscribed();
 
-    const quota = new RedisQuotaStore(redis, keys);
     // A plan's limit changed: leases were sized by the old one, so every holder gives back and asks anew.
     const stopWatching = watchCatalogFile(catalogPath, logger, (next) => {
       if (!catalog.replace(next)) return;

@@ -41,11 +41,12 @@ async function redisStores(): Promise<Stores> {
   const commands: Redis = createRedis(testRedisUrl());
   const reader: Redis = createRedis(testRedisUrl());
   const subscriber: Redis = createRedis(testRedisUrl());
-  const changes = redisAllowanceChanges(subscriber, keys.allowanceChanges, createLogger({ service: 'test', level: 'silent' }));
+  const quota = new RedisQuotaStore(commands, keys);
+  const changes = redisAllowanceChanges(subscriber, keys.allowanceChanges, createLogger({ service: 'test', level: 'silent' }), () => quota.announce(EVERY_ORGANIZATION));
   await Promise.all([commands, reader, subscriber].map((connection) => firstConnection(connection, 5000)));
   await changes.subscribed();
   return {
-    quota: new RedisQuotaStore(commands, keys),
+    quota,
     queue: new RedisRecordQueue(reader, keys),
     changes,
     close: async () => {

@@ -20,10 +20,15 @@ export interface RedisAllowanceChanges extends AllowanceChanges {
  * (LedgerKeys.allowanceChanges), fanned out to its listeners. The connection
  * is the subscriber's alone: a subscribed connection can do nothing else. It
  * subscribes again at every reconnection. What is published while it is down
- * is not heard, so once it is subscribed again it announces
- * EVERY_ORGANIZATION: every holder gives back its leases and asks anew.
+ * is not heard, so once it is subscribed again it publishes
+ * EVERY_ORGANIZATION (`announceEverywhere`, on another connection): every
+ * holder gives back its leases and asks anew. Published rather than told to
+ * its own streams alone, since a holder may have moved to another ledger
+ * process's stream meanwhile, and a holder that replaced its stream while the
+ * old one stood does not act on the new one's greeting (edge's leases.ts).
+ * Told to its own streams when it cannot publish.
  */
-export function redisAllowanceChanges(subscriber: Redis, channel: string, logger: Logger): RedisAllowanceChanges {
+export function redisAllowanceChanges(subscriber: Redis, channel: string, logger: Logger, announceEverywhere: () => Promise<void>): RedisAllowanceChanges {
   const listeners = new Set<(organizationId: string) => void>();
   const announce = (organizationId: string) => {
     for (const listener of listeners) listener(organizationId);
@@ -42,7 +47,12 @@ export function redisAllowanceChanges(subscriber: Redis, channel: string, logger
   const subscribe = () => {
     subscription = subscriber.subscribe(channel).then(
       () => {
-        if (subscribedBefore) announce(EVERY_ORGANIZATION);
+        if (subscribedBefore) {
+          announceEverywhere().catch((error: unknown) => {
+            logger.warn({ err: error }, 'could not publish that allowance changes may have been missed: telling this process\'s holders only');
+            announce(EVERY_ORGANIZATION);
+          });
+        }
         subscribedBefore = true;
       },
       (error: unknown) => logger.warn({ err: error }, 'could not subscribe to allowance changes; holders learn of them from the counters of their next Lease answer'),
