@@ -127,7 +127,8 @@ export function followStream<M>(
             backoffMs = initialBackoffMs;
           }
         } catch (error) {
-          if (!stream.signal.aborted) onFailure(error);
+          // One replaced with an overlap that fails meanwhile is not followed any more: nothing to report.
+          if (!stream.signal.aborted && !(aged && overlapMs > 0)) onFailure(error);
         } finally {
           followed.open = false;
           // No first message: what it replaced is let go now, as without an overlap.
