@@ -41,8 +41,9 @@
  * request's picked at random; default 1: most keys call far less often than the one busy key of the
  * default, and what edge holds per subject, its principal cache and its allowance leases, is read
  * with many), --lead-in-seconds N (unmeasured traffic at the rate of a, to the same contestant, just
- * before each of its runs of a; default 0: with many callers, what edge held for them from the
- * warm-up has lapsed in the minute the other contestants ran, and a run would measure that).
+ * before each of its runs of a; default 0 with one caller, 40 with many: what edge held for them from
+ * the warm-up has lapsed in the minute the other contestants ran, and a run would measure that; 40 s
+ * is longer than the principal cache's TTL, so the run reads the steady state).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -109,7 +110,13 @@ const runtime = z.enum(['compiled', 'tsx']).default('compiled').parse(values.run
 /** A record is durable once its Redis has fsynced it: production runs `aof` (deploy/README.md), so the comparison does too. */
 const redisPersistence = z.enum(['aof', 'none']).default('aof').parse(values['redis-persistence']);
 const callerCount = z.coerce.number().int().min(1).max(10_000).default(1).parse(values.callers);
-const leadInSeconds = z.coerce.number().min(0).default(0).parse(values['lead-in-seconds']);
+/** With many callers, a lead-in longer than the TTLs of what edge holds per caller (docs/performance.md, "Many callers"). */
+const MANY_CALLERS_LEAD_IN_SECONDS = 40;
+const leadInSeconds = z.coerce
+  .number()
+  .min(0)
+  .default(callerCount > 1 ? MANY_CALLERS_LEAD_IN_SECONDS : 0)
+  .parse(values['lead-in-seconds']);
 /** Callers seeded at once: each is an organization, an owner whose password is hashed, and a key. */
 const SEEDING_CONCURRENCY = 8;
 const profiled = z
