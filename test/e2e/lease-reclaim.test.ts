@@ -1,6 +1,7 @@
 import './support/catalog';
 import { createRedis, type Redis } from '@gateway/lib/redis';
 import { testRedisUrl } from '../support/databases';
+import { scrape, total } from '../support/prometheus';
 import { counter, periodKeys, send } from './support/burst';
 import { startE2e, type E2e } from './support/harness';
 import { testCatalog } from './support/prices';
@@ -49,8 +50,10 @@ it("serves the whole allowance on one replica while the other holds a slice of i
   for (let call = 1n; call < limit; call += 1n) statuses.push((await send(drainer, caller.key, question(`Call ${call}.`))).status);
   expect(statuses).toEqual(Array.from({ length: Number(limit) - 1 }, () => 200));
   expect(await counter(redis, counters, 'requests_used')).toBe(limit);
-  // The first replica gave back what it held unused.
+  // The first replica gave back what it held unused, and the ledger counts the reclaim that got it.
   expect(await redis.hget(holds, holderLease)).toBeNull();
+  const { samples } = await scrape(e2e.stack.services.ledger.metricsPort);
+  expect(total(samples, 'ledger_lease_reclaims_total', { outcome: 'granted' })).toBeGreaterThanOrEqual(1);
 
   // Nothing is left: either replica refuses at once, with the counters that say so.
   for (const edge of [holder, drainer]) {

@@ -74,6 +74,12 @@ describe('ledger leases', () => {
         await client.lease({ subject: who, holderId: 'edge-1', need: '0', want: '0', giveBack: giveBack.toString() });
       }
     })().catch(() => undefined);
+    const reclaims = async () => ({
+      granted: await scrapeMetric(ledger, 'ledger_lease_reclaims_total', { outcome: 'granted' }),
+      refused: await scrapeMetric(ledger, 'ledger_lease_reclaims_total', { outcome: 'refused' }),
+      fruitless: await scrapeMetric(ledger, 'ledger_lease_reclaims_total', { outcome: 'fruitless' }),
+    });
+    const before = await reclaims();
     try {
       await open;
       // The tiny plan's 1,000: edge-1 holds 250 of it, unused.
@@ -94,6 +100,13 @@ describe('ledger leases', () => {
       await client.lease({ subject: other, holderId: 'edge-2', need: '1', want: '0', giveBack: '0' });
       while (!pushes.includes(other.organizationId)) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(pushes).toEqual(['', who.organizationId, who.organizationId, other.organizationId]);
+      // Each refused Lease the others' slices could have covered is counted by how its reclaim ended.
+      const after = await reclaims();
+      expect({
+        granted: (after.granted ?? 0) - (before.granted ?? 0),
+        refused: (after.refused ?? 0) - (before.refused ?? 0),
+        fruitless: (after.fruitless ?? 0) - (before.fruitless ?? 0),
+      }).toEqual({ granted: 1, refused: 2, fruitless: 1 });
     } finally {
       abort.abort();
       await holder;

@@ -6,7 +6,7 @@ import { periodOf, secondsUntilReset } from '../quota/period';
 import { quotaSnapshot, type QuotaSnapshot } from '../quota/state';
 import type { LeaseOutcome } from '../quota/store';
 import { storeFailure } from '../quota/store-failure';
-import { reclaimForLease, type FruitlessReclaims, type LeaseAttempt } from './reclaim';
+import { reclaimForLease, type FruitlessReclaims, type LeaseAttempt, type ReclaimOutcome } from './reclaim';
 
 export interface LeaseSettings {
   /** How long a lease stays held after each answer that leaves one (LEASE_TTL_MS). */
@@ -33,6 +33,8 @@ export interface LeaseDecision {
   quota: QuotaSnapshot;
   /** Seconds until the period resets, when not granted; 0 otherwise. */
   retryAfterSeconds: number;
+  /** How waiting for other holders' unused slices ended, when the first try was refused and they could have covered it. */
+  reclaim: ReclaimOutcome | undefined;
 }
 
 /** The lease's hold among the period's holds: one per holder and meter, never a request id (those are hex). */
@@ -82,8 +84,8 @@ export async function leaseAllowance(deps: QuotaDeps, ask: LeaseAsk, settings: L
     return { outcome, quota, granted: outcome.kind === 'granted', othersHeld, remaining: remainingOf(quota) };
   };
   const first = await tryLease(ask.giveBack, now);
-  const { outcome, quota } = first.granted
-    ? first
+  const { attempt, outcome: reclaim } = first.granted
+    ? { attempt: first, outcome: undefined }
     : await reclaimForLease({
         refused: first,
         need: ask.need,
@@ -94,6 +96,7 @@ export async function leaseAllowance(deps: QuotaDeps, ask: LeaseAsk, settings: L
         // What this holder gave back was taken by the first try.
         again: () => tryLease(0n, new Date()),
       });
+  const { outcome, quota } = attempt;
   const granted = outcome.kind === 'granted';
   return {
     granted,
@@ -101,5 +104,6 @@ export async function leaseAllowance(deps: QuotaDeps, ask: LeaseAsk, settings: L
     leaseId: outcome.leaseHeld === null ? null : `${period.key}:${holdId}`,
     quota,
     retryAfterSeconds: granted ? 0 : secondsUntilReset(period, now),
+    reclaim,
   };
 }

@@ -60,6 +60,22 @@ export interface Reclaim<T extends LeaseAttempt> {
   again(): Promise<T>;
 }
 
+/**
+ * How a refused Lease that other holders' slices could have covered ended
+ * (`ledger_lease_reclaims_total`): `granted` once they gave back enough,
+ * `refused` when the wait ran out or the need could no longer fit,
+ * `fruitless` answered at once because the last reclaim of the same
+ * organization and meter got nothing back and the others hold no less,
+ * `announce_failed` when the announcement could not be published.
+ */
+export type ReclaimOutcome = 'granted' | 'refused' | 'fruitless' | 'announce_failed';
+
+/** The last try, and how the reclaim ended; no outcome when none was worth trying (a wait of 0, or nothing the others hold could fit). */
+export interface Reclaimed<T extends LeaseAttempt> {
+  attempt: T;
+  outcome: ReclaimOutcome | undefined;
+}
+
 /** The other holds could cover what the allowance left cannot. */
 const couldFit = (attempt: LeaseAttempt, need: bigint) => attempt.othersHeld > 0n && need <= attempt.remaining + attempt.othersHeld;
 
@@ -70,16 +86,17 @@ const couldFit = (attempt: LeaseAttempt, need: bigint) => attempt.othersHeld > 0
  * dollars a call needs may sit unused on another replica. The organization
  * is announced, every holder gives back what it holds unused, and the Lease
  * is tried again as the give-backs arrive, until it is granted, can no
- * longer fit, or the wait is over. Resolves to the last try.
+ * longer fit, or the wait is over. Resolves to the last try and how it ended.
  */
-export async function reclaimForLease<T extends LeaseAttempt>(reclaim: Reclaim<T>): Promise<T> {
+export async function reclaimForLease<T extends LeaseAttempt>(reclaim: Reclaim<T>): Promise<Reclaimed<T>> {
   const { refused, need, key, fruitless } = reclaim;
-  if (reclaim.waitMs <= 0 || !couldFit(refused, need) || !fruitless.worthWaiting(key, refused.othersHeld)) return refused;
+  if (reclaim.waitMs <= 0 || !couldFit(refused, need)) return { attempt: refused, outcome: undefined };
+  if (!fruitless.worthWaiting(key, refused.othersHeld)) return { attempt: refused, outcome: 'fruitless' };
   const announced = await reclaim.announce().then(
     () => true,
     () => false,
   );
-  if (!announced) return refused;
+  if (!announced) return { attempt: refused, outcome: 'announce_failed' };
   const deadline = Date.now() + reclaim.waitMs;
   let last = refused;
   for (let delayMs = FIRST_RETRY_MS; ; delayMs *= 2) {
@@ -89,10 +106,10 @@ export async function reclaimForLease<T extends LeaseAttempt>(reclaim: Reclaim<T
     last = await reclaim.again();
     if (last.granted) {
       fruitless.forget(key);
-      return last;
+      return { attempt: last, outcome: 'granted' };
     }
     if (!couldFit(last, need)) break;
   }
   fruitless.remember(key, last.othersHeld);
-  return last;
+  return { attempt: last, outcome: 'refused' };
 }

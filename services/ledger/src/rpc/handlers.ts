@@ -28,6 +28,10 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
   const leases = gatewayMeter().createCounter('ledger.leases', {
     description: 'Lease answers, by whether they granted (a renewal grants nothing and counts as granted) and the meter.',
   });
+  const reclaims = gatewayMeter().createCounter('ledger.lease.reclaims', {
+    description:
+      'Refused Leases that other holders\' unused slices could have covered, by how waiting for them ended: granted, refused (the wait ran out), fruitless (answered at once: the last reclaim got nothing back), announce_failed.',
+  });
   const watchers = gatewayMeter().createUpDownCounter('ledger.lease.watchers', {
     description: 'WatchLeases streams open on this process.',
   });
@@ -73,6 +77,7 @@ export function ledgerHandlers(deps: LedgerDeps, settings: LedgerSettings): Serv
     lease: async (request) => {
       const decision = await watched(leaseAllowance(deps, parseInput(leaseSchema, request), settings.lease, fruitlessReclaims));
       leases.add(1, { granted: decision.granted, meter: decision.quota.meter });
+      if (decision.reclaim) reclaims.add(1, { outcome: decision.reclaim, meter: decision.quota.meter });
       return {
         granted: decision.granted,
         grantedAmount: decision.grantedAmount.toString(),
