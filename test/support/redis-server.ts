@@ -46,7 +46,13 @@ const PERSISTENCE_ARGUMENTS: Record<RedisPersistence, string[]> = {
   none: ['--appendonly', 'no'],
 };
 
-export async function startRedisServer({ persistence }: { persistence: RedisPersistence }): Promise<RedisServer> {
+export interface RedisServerOptions {
+  persistence: RedisPersistence;
+  /** Configuration after the persistence's, which it overrides (e.g. `--appendfsync everysec`, `--replicaof host port`). */
+  extraArguments?: readonly string[];
+}
+
+export async function startRedisServer({ persistence, extraArguments = [] }: RedisServerOptions): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'));
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
@@ -55,7 +61,7 @@ export async function startRedisServer({ persistence }: { persistence: RedisPers
 
   const launch = async () => {
     // No RDB snapshots: the AOF is the persistence, as in production.
-    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...PERSISTENCE_ARGUMENTS[persistence], '--dir', dir, '--logfile', logFile], {
+    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...PERSISTENCE_ARGUMENTS[persistence], ...extraArguments, '--dir', dir, '--logfile', logFile], {
       stdio: 'ignore',
     });
     child = started;

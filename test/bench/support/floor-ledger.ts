@@ -9,16 +9,10 @@
  */
 import { Server, ServerCredentials, type ServerDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { createRedis } from '@gateway/lib/redis';
-import { FLOOR_RECORDS_SERVICE, type FloorAnswer, type FloorRecord } from './floor-records';
-
-// The stream is capped, as the ledger's writer empties its own: a long run must not fill Redis.
-const SETTLE = `
-local spent = redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', '10000', '*', 'record', ARGV[2])
-return spent`;
+import { FLOOR_RECORDS_SERVICE, FLOOR_SETTLE_SCRIPT, type FloorAnswer, type FloorRecord } from './floor-records';
 
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-redis.defineCommand('floorSettle', { numberOfKeys: 2, lua: SETTLE });
+redis.defineCommand('floorSettle', { numberOfKeys: 2, lua: FLOOR_SETTLE_SCRIPT });
 const settle = (redis as unknown as { floorSettle(counter: string, stream: string, cost: number, record: string): Promise<number> }).floorSettle.bind(redis);
 
 function answerRecords(call: ServerDuplexStream<Buffer, Buffer>): void {
