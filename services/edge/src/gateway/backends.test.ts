@@ -50,18 +50,20 @@ describe('a record', () => {
     expect(calls[0]).toEqual({ commitWithinMs: 250, deadlineMs: 2250 });
   });
 
-  it("passes the ledger's renewal of the call's lease on, timed from when the record was sent, and nothing when there was none", async () => {
-    let answer = { accepted: true, quota: undefined, leaseValidForMs: 10_000 };
+  it("passes the ledger's renewal of the call's lease on, timed from when the record was sent, with the counters it answered, and nothing when there was none", async () => {
+    // The counters after this call's Record: what the next call admitted against the lease shows in its headers.
+    const settled = { meter: 'spend', limitMicros: '10000000', usedMicros: '1250', heldMicros: '500', remainingMicros: '8250' };
+    let answer = { accepted: true, quota: settled, leaseValidForMs: 10_000 };
     const ledger = { streamRecords: () => Promise.resolve(answer) } as unknown as PromiseClient<typeof LedgerServiceService>;
-    const renewals: Array<{ sentAtMs: number; validForMs: number }> = [];
-    const lease = { renewed: (sentAtMs: number, validForMs: number) => void renewals.push({ sentAtMs, validForMs }) };
+    const renewals: Array<{ sentAtMs: number; validForMs: number; quota: unknown }> = [];
+    const lease = { renewed: (sentAtMs: number, validForMs: number, quota: unknown) => void renewals.push({ sentAtMs, validForMs, quota }) };
     const { logger } = capturedLogger();
     const before = Date.now();
     await recordCall(ledger, logger, record, TIMING, lease);
-    expect(renewals).toEqual([{ sentAtMs: expect.any(Number), validForMs: 10_000 }]);
+    expect(renewals).toEqual([{ sentAtMs: expect.any(Number), validForMs: 10_000, quota: settled }]);
     expect(renewals[0]?.sentAtMs).toBeGreaterThanOrEqual(before);
     expect(renewals[0]?.sentAtMs).toBeLessThanOrEqual(Date.now());
-    answer = { accepted: true, quota: undefined, leaseValidForMs: 0 };
+    answer = { accepted: true, quota: settled, leaseValidForMs: 0 };
     await recordCall(ledger, logger, record, TIMING, lease);
     expect(renewals).toHaveLength(1);
   });
