@@ -50,9 +50,8 @@ async function ledgerSettle(redis: Redis): Promise<() => Promise<unknown>> {
   const key = { organizationId: who.organizationId, period: period.key };
   await store.rebuild(key, { used: { spend: 0n, requests: 0n, legacy: 0n }, credits: 0n });
   const holdId = leaseHoldId('edge-bench', 'spend');
-  const lease = () =>
-    store.lease({ ...key, holdId, meter: 'spend', need: LIMIT / 2n, want: 0n, giveBack: 0n, limit: LIMIT, enforce: true, nowMs: Date.now(), expiresAtMs: Date.now() + 600_000, shareDivisor: 1n });
-  if ((await lease()).kind !== 'granted') throw new Error('the bench could not lease its allowance');
+  const leased = await store.lease({ ...key, holdId, meter: 'spend', need: LIMIT / 2n, want: 0n, giveBack: 0n, limit: LIMIT, enforce: true, nowMs: Date.now(), expiresAtMs: Date.now() + 600_000, shareDivisor: 1n });
+  if (leased.kind !== 'granted') throw new Error('the bench could not lease its allowance');
   const record = recordSchema.parse(recordOf(who, { leaseId: `${period.key}:${holdId}` }));
   const payload = JSON.stringify(buildPayload(record, 'spend', period, now));
   return () =>
