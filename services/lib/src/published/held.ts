@@ -88,6 +88,8 @@ export function followStream<M>(
   { initialBackoffMs, maxBackoffMs, maxStreamAgeMs = DEFAULT_STREAM_AGE_MS, overlapMs = 0 }: Resubscribe = DEFAULT_RESUBSCRIBE,
 ): { stop(): void } {
   const stopped = new AbortController();
+  /** A stream replaced for its age stays followed until its successor's first message (else it is let go at once). */
+  const overlapping = overlapMs > 0;
   let backoffMs = initialBackoffMs;
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -109,7 +111,7 @@ export function followStream<M>(
       let aged = false;
       const replaceWhenOld = setTimeout(() => {
         aged = true;
-        if (overlapMs > 0) settle({ how: 'aged', followed });
+        if (overlapping) settle({ how: 'aged', followed });
         else followed.letGo();
       }, maxStreamAgeMs);
       let waiting = predecessor;
@@ -128,14 +130,14 @@ export function followStream<M>(
           }
         } catch (error) {
           // One replaced with an overlap that fails meanwhile is not followed any more: nothing to report.
-          if (!stream.signal.aborted && !(aged && overlapMs > 0)) onFailure(error);
+          if (!stream.signal.aborted && !(aged && overlapping)) onFailure(error);
         } finally {
           followed.open = false;
           // No first message: what it replaced is let go now, as without an overlap.
           lastOfPredecessor(0);
           clearTimeout(replaceWhenOld);
           stopped.signal.removeEventListener('abort', followed.letGo);
-          settle(aged && overlapMs === 0 ? { how: 'aged', followed } : { how: 'ended' });
+          settle(aged && !overlapping ? { how: 'aged', followed } : { how: 'ended' });
         }
       })();
     });
