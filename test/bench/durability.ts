@@ -14,7 +14,9 @@
  *   on both), followed by `WAIT 1`: durable by a second copy instead of an
  *   fsync, and the same settle with no wait at all (what durability adds).
  *
- * Prints p50, p90 and p99 per kind; asserts nothing. Options: `-- --calls N`
+ * Prints p50, p90 and p99 per kind and, beside them, the median time Redis
+ * itself spent executing the call (its slowlog, every command logged): what
+ * the round trip and the fsync leave out. Asserts nothing. Options: `-- --calls N`
  * (of each kind, default 600; the first tenth is left out as warm-up),
  * `--gap-ms N` (default 5).
  */
@@ -24,7 +26,7 @@ import { z } from 'zod';
 import { createRedis, type Redis } from '@gateway/lib/redis';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ledgerKeys } from '../../services/ledger/src/redis/keys';
-import { RedisQuotaStore } from '../../services/ledger/src/quota/redis-store';
+import { RedisQuotaStore, scripts } from '../../services/ledger/src/quota/redis-store';
 import { leaseHoldId } from '../../services/ledger/src/leases/lease';
 import { periodOf } from '../../services/ledger/src/quota/period';
 import { buildPayload } from '../../services/ledger/src/recording/build';
@@ -59,6 +61,30 @@ async function ledgerSettle(redis: Redis): Promise<() => Promise<unknown>> {
       { ...key, holdId: null, leaseId: holdId, nowMs: Date.now(), leaseExpiresAtMs: Date.now() + 600_000, meter: 'spend', usage: 100n, limit: LIMIT, commitByMs: Date.now() + 5000 },
       payload,
     );
+}
+
+/** Which of a server's commands are a kind's: its client and the command's first arguments (EVALSHA and the script's SHA, say). */
+interface ExecutedAs {
+  redis: Redis;
+  command: string[];
+}
+
+/** A slowlog entry as Redis 7 replies: id, unix time, microseconds executing, the command's arguments, client address, client name. */
+const slowlogEntries = z.array(z.tuple([z.number(), z.number(), z.number(), z.array(z.string())]).rest(z.unknown()));
+
+/** Every command the server runs is logged from here on, with how long it executed. */
+async function logEveryCommand(redis: Redis): Promise<void> {
+  await redis.config('SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '1000000');
+  await redis.slowlog('RESET');
+}
+
+/** The median time the server spent executing the kind's calls since logEveryCommand, in ms. */
+async function medianExecution({ redis, command }: ExecutedAs): Promise<number> {
+  const entries = slowlogEntries.parse(await redis.call('SLOWLOG', 'GET', '-1'));
+  const micros = entries
+    .filter(([, , , args]) => command.every((part, index) => args[index]?.toLowerCase() === part.toLowerCase()))
+    .map(([, , executing]) => executing);
+  return micros.length === 0 ? Number.NaN : summarize(micros).p50 / 1000;
 }
 
 async function main(): Promise<void> {
@@ -97,8 +123,18 @@ async function main(): Promise<void> {
       },
       "the ledger's settle, everysec, no wait (not durable)": settleReplicated,
     };
+    const settleSha = scripts.settle.sha;
+    const executedAs: Record<string, ExecutedAs> = {
+      "the ledger's settle, appendfsync always": { redis: onAlways, command: ['evalsha', settleSha] },
+      "the floor's script, appendfsync always": { redis: onAlways, command: ['evalsha', floorSha] },
+      'a GET on the same server (nothing to fsync)': { redis: onAlways, command: ['get'] },
+      // Both settles on the primary, with and without the wait, are one kind of command to it.
+      "the ledger's settle, everysec, no wait (not durable)": { redis: onPrimary, command: ['evalsha', settleSha] },
+    };
     const times = new Map<string, number[]>(Object.keys(kinds).map((name) => [name, []]));
+    const warmUp = Math.floor(calls / 10);
     for (let call = 0; call < calls; call += 1) {
+      if (call === warmUp) await Promise.all([onAlways, onPrimary].map(logEveryCommand));
       for (const [name, run] of Object.entries(kinds)) {
         const started = performance.now();
         await run();
@@ -106,12 +142,13 @@ async function main(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, gapMs));
       }
     }
-    const warmUp = Math.floor(calls / 10);
     console.log(`\n${machineLine()}\n${calls - warmUp} calls of each kind, ${gapMs} ms apart, interleaved; ms:\n`);
-    console.log('| call | p50 | p90 | p99 |\n| --- | --- | --- | --- |');
+    console.log('| call | p50 | p90 | p99 | executing in Redis, p50 |\n| --- | --- | --- | --- | --- |');
     for (const [name, measured] of times) {
       const { p50, p90, p99 } = summarize(measured.slice(warmUp));
-      console.log(`| ${name} | ${p50.toFixed(3)} | ${p90.toFixed(3)} | ${p99.toFixed(3)} |`);
+      const executed = executedAs[name];
+      const executing = executed ? (await medianExecution(executed)).toFixed(3) : '';
+      console.log(`| ${name} | ${p50.toFixed(3)} | ${p90.toFixed(3)} | ${p99.toFixed(3)} | ${executing} |`);
     }
   } finally {
     for (const client of clients) client.disconnect();

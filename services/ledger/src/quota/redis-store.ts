@@ -8,7 +8,7 @@ import type { Counters } from './state';
 import type { CounterKey, LeaseCommand, LeaseOutcome, PeriodTotals, QuotaStore, ReserveCommand, ReserveOutcome, SettleCommand, SettleOutcome } from './store';
 
 /** The scripts that touch holds share their rules (holds.lua). */
-const scripts = {
+export const scripts = {
   reserve: luaScript('reserve', ['holds']),
   settle: luaScript('settle', ['holds']),
   lease: luaScript('lease', ['holds']),
