@@ -3,6 +3,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { setCallSpansRecordable } from './grpc/call-spans';
 import { histogramProducer } from './histograms';
 import { serveMetrics, type MetricsServer } from './metrics';
 import { observeRuntime } from './runtime-metrics';
@@ -34,7 +35,8 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   // With nothing to export spans to, recording them would only cost time on
   // every call: they stay non-recording, which still gives every request its
-  // trace id (the request id) and still propagates it. Otherwise the standard
+  // trace id (the request id) and still propagates it; gRPC calls then make no
+  // spans of their own (grpc/call-spans.ts). Otherwise the standard
   // OTEL_TRACES_SAMPLER variables decide (default: record every trace).
   const recording = exporting || spanProcessors.length > 0 || process.env.OTEL_TRACES_SAMPLER !== undefined;
   // Logs leave through stdout; only traces use OTLP.
@@ -54,6 +56,7 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
     ...(recording ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   sdk.start();
+  setCallSpansRecordable(recording);
   const stopObservingRuntime = observeRuntime();
   const servers: MetricsServer[] = [];
   return {

@@ -1,5 +1,5 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
 
 /**
  * The trace of every unary call, on both sides, kept by lib's client and
@@ -24,6 +24,24 @@ const getter: TextMapGetter<Metadata> = {
 };
 const tracer = trace.getTracer('gateway-grpc');
 
+/** The span a call is given where no span can be recorded: ending it or setting its attributes does nothing. */
+const UNRECORDED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+let recordable = true;
+
+/**
+ * Whether this process can record a span at all (startTelemetry says: not
+ * without somewhere to export them). Where it cannot, a call makes no span of
+ * its own on either side: the caller's span context goes out as it is and the
+ * handler runs inside it, so the server's logs still carry the caller's trace
+ * id (the request id). The spans made otherwise were never recorded, yet
+ * making them, with their context, cost about a third of lib's time around a
+ * streamed record (docs/performance.md, "lib's own work around each streamed call").
+ */
+export function setCallSpansRecordable(canRecord: boolean): void {
+  recordable = canRecord;
+}
+
 /** `gateway.auth.v1.AuthService` and `Authenticate`, from `/gateway.auth.v1.AuthService/Authenticate`. */
 export function rpcAttributes(methodPath: string): Attributes {
   const slash = methodPath.lastIndexOf('/');
@@ -47,12 +65,17 @@ export function callSpans(methodPath: string, peer?: string): CallSpans {
   return {
     startClient: (metadata) => {
       const parent = context.active();
+      if (!recordable) {
+        propagation.inject(parent, metadata, setter);
+        return UNRECORDED;
+      }
       const span = start(SpanKind.CLIENT, clientAttributes, parent);
       propagation.inject(trace.setSpan(parent, span), metadata, setter);
       return span;
     },
     startServer: (metadata) => {
       const caller = propagation.extract(ROOT_CONTEXT, metadata, getter);
+      if (!recordable) return { span: UNRECORDED, context: caller };
       const span = start(SpanKind.SERVER, serverAttributes, caller);
       return { span, context: trace.setSpan(caller, span) };
     },
