@@ -7,9 +7,13 @@
  * records arrive at 200 req/s, the ways interleaved so the machine's drift
  * falls on all of them alike:
  *
+ * Each call is made inside a span of its own, as edge makes its record inside
+ * the request's span.
+ *
  * - lib's call stream (what edge and the ledger use): the ledger's
- *   StreamRecords method, its protobuf envelope, each call's client and server
- *   spans, its trace context carried in the envelope's metadata, deadline and
+ *   StreamRecords method, its protobuf envelope, the caller's trace context
+ *   carried in the envelope's metadata (and no spans of the call's own: with
+ *   no exporter nothing records them, call-spans.ts), deadline and
  *   histograms; the server's handler answers at once, as a constant;
  * - the same protobuf envelope and record on a bare stream of raw bytes (the
  *   server decodes the envelope and encodes an answer of the same shape), so
@@ -24,6 +28,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { startTelemetry } from '@gateway/lib/telemetry';
 
 const serving = process.argv[2] === 'server';
@@ -132,18 +137,22 @@ async function measure(): Promise<void> {
     const record = RecordRequest.fromPartial({ ...recordOf(who, { leaseId: '2026-11:lease:edge-bench:spend' }), commitWithinMs: 2000 });
     const recordJson = JSON.stringify(record);
     const ways: Record<string, () => Promise<unknown>> = {
-      "lib's call stream (protobuf, spans, trace context)": () => ledger.streamRecords(record, { deadlineMs: 2500 }),
+      "lib's call stream (protobuf, trace context, deadline)": () => ledger.streamRecords(record, { deadlineMs: 2500 }),
       'the same envelope on a bare stream': () =>
         protobufCall((callId) => Buffer.from(StreamRecordsRequest.encode({ callId, metadata: {}, timeoutMs: 2500, request: record }).finish())),
       "the floor's JSON on a bare stream": () =>
         jsonCall((id) => Buffer.from(JSON.stringify({ id, organization: who.organizationId, costMicros: 336, record: recordJson }))),
     };
     const times = new Map<string, number[]>(Object.keys(ways).map((name) => [name, []]));
+    const requests = trace.getTracer('bench-transport');
     for (let call = 0; call < calls; call += 1) {
       for (const [name, run] of Object.entries(ways)) {
+        // Inside a request's span, as edge records a call (its HTTP server span: the trace id is the request id).
+        const request = requests.startSpan('POST', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
         const started = performance.now();
-        await run();
+        await context.with(trace.setSpan(ROOT_CONTEXT, request), run);
         times.get(name)?.push(performance.now() - started);
+        request.end();
         await new Promise((resolve) => setTimeout(resolve, gapMs));
       }
     }
