@@ -20,7 +20,6 @@
  * (of each kind, default 600; the first tenth is left out as warm-up),
  * `--gap-ms N` (default 5).
  */
-import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createRedis, type Redis } from '@gateway/lib/redis';
@@ -33,11 +32,10 @@ import { buildPayload } from '../../services/ledger/src/recording/build';
 import { recordSchema } from '../../services/ledger/src/rpc/schemas';
 import { recordOf, subject } from '../../services/ledger/test/support/ledger';
 import { FLOOR_SETTLE_SCRIPT } from './support/floor-records';
+import { interleavedOptions, measuredCalls, timeInterleaved } from './support/interleaved';
 import { machineLine, summarize } from './support/stats';
 
-const { values } = parseArgs({ options: { calls: { type: 'string' }, 'gap-ms': { type: 'string' } } });
-const calls = z.coerce.number().int().min(100).max(100_000).default(600).parse(values.calls);
-const gapMs = z.coerce.number().int().min(0).max(1000).default(5).parse(values['gap-ms']);
+const options = interleavedOptions(process.argv.slice(2), 600);
 
 const LIMIT = 1_000_000_000_000n;
 /** How long WAIT may block for the replica's acknowledgement, within the client's command timeout. */
@@ -69,6 +67,12 @@ interface ExecutedAs {
   command: string[];
 }
 
+/** One kind of call, and where Redis logs its execution (none for a kind whose commands another kind's share). */
+interface Kind {
+  run: () => Promise<unknown>;
+  executedAs?: ExecutedAs;
+}
+
 /** A slowlog entry as Redis 7 replies: id, unix time, microseconds executing, the command's arguments, client address, client name. */
 const slowlogEntries = z.array(z.tuple([z.number(), z.number(), z.number(), z.array(z.string())]).rest(z.unknown()));
 
@@ -78,9 +82,15 @@ async function logEveryCommand(redis: Redis): Promise<void> {
   await redis.slowlog('RESET');
 }
 
-/** The median time the server spent executing the kind's calls since logEveryCommand, in ms. */
-async function medianExecution({ redis, command }: ExecutedAs): Promise<number> {
-  const entries = slowlogEntries.parse(await redis.call('SLOWLOG', 'GET', '-1'));
+type SlowlogEntry = z.infer<typeof slowlogEntries>[number];
+
+/** Every command each server logged since logEveryCommand, read once a server. */
+async function slowlogsOf(servers: Redis[]): Promise<Map<Redis, SlowlogEntry[]>> {
+  return new Map(await Promise.all(servers.map(async (redis) => [redis, slowlogEntries.parse(await redis.call('SLOWLOG', 'GET', '-1'))] as const)));
+}
+
+/** The median time spent executing the kind's calls, in ms. */
+function medianExecution(entries: readonly SlowlogEntry[], command: readonly string[]): number {
   const micros = entries
     .filter(([, , , args]) => command.every((part, index) => args[index]?.toLowerCase() === part.toLowerCase()))
     .map(([, , executing]) => executing);
@@ -113,41 +123,38 @@ async function main(): Promise<void> {
     // By its SHA, as the floor's ledger runs it (ioredis's defineCommand).
     const floorSha = String(await onAlways.script('LOAD', FLOOR_SETTLE_SCRIPT));
     const floorPayload = JSON.stringify({ id: 1, model: 'mock', usage: { prompt_tokens: 12, completion_tokens: 20 }, costMicros: 336, at: new Date().toISOString() });
-    const kinds: Record<string, () => Promise<unknown>> = {
-      "the ledger's settle, appendfsync always": settleAlways,
-      "the floor's script, appendfsync always": () => onAlways.evalsha(floorSha, 2, 'bench-durability:floor-counter', 'bench-durability:floor-records', 336, floorPayload),
-      'a GET on the same server (nothing to fsync)': () => onAlways.get('bench-durability:probe'),
-      "the ledger's settle, then WAIT 1 (a replica, everysec)": async () => {
-        await settleReplicated();
-        if ((await onPrimary.wait(1, REPLICA_WAIT_MS)) !== 1) throw new Error('the replica did not acknowledge the write');
-      },
-      "the ledger's settle, everysec, no wait (not durable)": settleReplicated,
-    };
     const settleSha = scripts.settle.sha;
-    const executedAs: Record<string, ExecutedAs> = {
-      "the ledger's settle, appendfsync always": { redis: onAlways, command: ['evalsha', settleSha] },
-      "the floor's script, appendfsync always": { redis: onAlways, command: ['evalsha', floorSha] },
-      'a GET on the same server (nothing to fsync)': { redis: onAlways, command: ['get'] },
-      // Both settles on the primary, with and without the wait, are one kind of command to it.
-      "the ledger's settle, everysec, no wait (not durable)": { redis: onPrimary, command: ['evalsha', settleSha] },
+    const kinds: Record<string, Kind> = {
+      "the ledger's settle, appendfsync always": { run: settleAlways, executedAs: { redis: onAlways, command: ['evalsha', settleSha] } },
+      "the floor's script, appendfsync always": {
+        run: () => onAlways.evalsha(floorSha, 2, 'bench-durability:floor-counter', 'bench-durability:floor-records', 336, floorPayload),
+        executedAs: { redis: onAlways, command: ['evalsha', floorSha] },
+      },
+      'a GET on the same server (nothing to fsync)': { run: () => onAlways.get('bench-durability:probe'), executedAs: { redis: onAlways, command: ['get'] } },
+      // Both settles on the primary, with and without the wait, are one kind of command to it: counted below.
+      "the ledger's settle, then WAIT 1 (a replica, everysec)": {
+        run: async () => {
+          await settleReplicated();
+          if ((await onPrimary.wait(1, REPLICA_WAIT_MS)) !== 1) throw new Error('the replica did not acknowledge the write');
+        },
+      },
+      "the ledger's settle, everysec, no wait (not durable)": { run: settleReplicated, executedAs: { redis: onPrimary, command: ['evalsha', settleSha] } },
     };
-    const times = new Map<string, number[]>(Object.keys(kinds).map((name) => [name, []]));
-    const warmUp = Math.floor(calls / 10);
-    for (let call = 0; call < calls; call += 1) {
-      if (call === warmUp) await Promise.all([onAlways, onPrimary].map(logEveryCommand));
-      for (const [name, run] of Object.entries(kinds)) {
-        const started = performance.now();
-        await run();
-        times.get(name)?.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, gapMs));
-      }
-    }
-    console.log(`\n${machineLine()}\n${calls - warmUp} calls of each kind, ${gapMs} ms apart, interleaved; ms:\n`);
+    const summaries = await timeInterleaved(
+      Object.fromEntries(Object.entries(kinds).map(([name, { run }]) => [name, run])),
+      options,
+      {
+        onWarmedUp: async () => {
+          await Promise.all([onAlways, onPrimary].map(logEveryCommand));
+        },
+      },
+    );
+    const slowlogs = await slowlogsOf([onAlways, onPrimary]);
+    console.log(`\n${machineLine()}\n${measuredCalls(options)} calls of each kind, ${options.gapMs} ms apart, interleaved; ms:\n`);
     console.log('| call | p50 | p90 | p99 | executing in Redis, p50 |\n| --- | --- | --- | --- | --- |');
-    for (const [name, measured] of times) {
-      const { p50, p90, p99 } = summarize(measured.slice(warmUp));
-      const executed = executedAs[name];
-      const executing = executed ? (await medianExecution(executed)).toFixed(3) : '';
+    for (const [name, { p50, p90, p99 }] of summaries) {
+      const executed = kinds[name]?.executedAs;
+      const executing = executed ? medianExecution(slowlogs.get(executed.redis) ?? [], executed.command).toFixed(3) : '';
       console.log(`| ${name} | ${p50.toFixed(3)} | ${p90.toFixed(3)} | ${p99.toFixed(3)} | ${executing} |`);
     }
   } finally {

@@ -26,7 +26,6 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { startTelemetry } from '@gateway/lib/telemetry';
@@ -41,7 +40,8 @@ import { createLogger } from '@gateway/lib/logging';
 import { recordOf, subject } from '../../services/ledger/test/support/ledger';
 import { rawBytesMethod } from './support/echo-service';
 import { FLOOR_RECORDS_SERVICE } from './support/floor-records';
-import { machineLine, summarize } from './support/stats';
+import { interleavedOptions, measuredCalls, timeInterleaved, type TimeOne } from './support/interleaved';
+import { machineLine } from './support/stats';
 
 const definition = { streamRecords: LedgerServiceService.streamRecords };
 /** The bare stream of protobuf envelopes: StreamRecords's messages as bytes, (de)coded by hand. */
@@ -118,9 +118,7 @@ function bareCalls(stream: ClientDuplexStream<Buffer, Buffer>, answeredId: (mess
 }
 
 async function measure(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { calls: { type: 'string' }, 'gap-ms': { type: 'string' } } });
-  const calls = z.coerce.number().int().min(100).max(100_000).default(800).parse(values.calls);
-  const gapMs = z.coerce.number().int().min(0).max(1000).default(5).parse(values['gap-ms']);
+  const options = interleavedOptions(process.argv.slice(2), 800);
 
   const server = spawn(process.execPath, [...process.execArgv, __filename, 'server'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -143,26 +141,20 @@ async function measure(): Promise<void> {
       "the floor's JSON on a bare stream": () =>
         jsonCall((id) => Buffer.from(JSON.stringify({ id, organization: who.organizationId, costMicros: 336, record: recordJson }))),
     };
-    const times = new Map<string, number[]>(Object.keys(ways).map((name) => [name, []]));
     const requests = trace.getTracer('bench-transport');
-    for (let call = 0; call < calls; call += 1) {
-      for (const [name, run] of Object.entries(ways)) {
-        // Inside a request's span, as edge records a call (its HTTP server span: the trace id is the request id).
-        const request = requests.startSpan('POST', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
-        const started = performance.now();
-        await context.with(trace.setSpan(ROOT_CONTEXT, request), run);
-        times.get(name)?.push(performance.now() - started);
-        request.end();
-        await new Promise((resolve) => setTimeout(resolve, gapMs));
-      }
-    }
-    const warmUp = Math.floor(calls / 10);
-    console.log(`\n${machineLine()}\n${calls - warmUp} calls each way, ${gapMs} ms apart, interleaved; round trip, ms:\n`);
+    // Inside a request's span, made before the clock starts, as edge records a call (its HTTP server span: the trace id is the request id).
+    const inRequestSpan: TimeOne = async (run) => {
+      const request = requests.startSpan('POST', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+      const started = performance.now();
+      await context.with(trace.setSpan(ROOT_CONTEXT, request), run);
+      const elapsed = performance.now() - started;
+      request.end();
+      return elapsed;
+    };
+    const summaries = await timeInterleaved(ways, options, { timeOne: inRequestSpan });
+    console.log(`\n${machineLine()}\n${measuredCalls(options)} calls each way, ${options.gapMs} ms apart, interleaved; round trip, ms:\n`);
     console.log('| way | p50 | p90 | p99 |\n| --- | --- | --- | --- |');
-    for (const [name, measured] of times) {
-      const { p50, p90, p99 } = summarize(measured.slice(warmUp));
-      console.log(`| ${name} | ${p50.toFixed(3)} | ${p90.toFixed(3)} | ${p99.toFixed(3)} |`);
-    }
+    for (const [name, { p50, p90, p99 }] of summaries) console.log(`| ${name} | ${p50.toFixed(3)} | ${p90.toFixed(3)} | ${p99.toFixed(3)} |`);
   } finally {
     server.kill('SIGTERM');
   }
