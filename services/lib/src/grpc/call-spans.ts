@@ -1,5 +1,5 @@
-import type { Metadata } from '@grpc/grpc-js';
-import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { carriedGetter, carriedSetter, type CarriedMetadata } from './carried-metadata';
 
 /**
  * The trace of every unary call, on both sides, kept by lib's client and
@@ -12,16 +12,11 @@ import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, Spa
  */
 export interface CallSpans {
   /** Client side: a span for one call, whose context goes out in `metadata`. */
-  startClient(metadata: Metadata): Span;
+  startClient(metadata: CarriedMetadata): Span;
   /** Server side: the call's span, child of the caller's span context found in `metadata`, and the context to run its handler in. */
-  startServer(metadata: Metadata): { span: Span; context: Context };
+  startServer(metadata: CarriedMetadata): { span: Span; context: Context };
 }
 
-const setter: TextMapSetter<Metadata> = { set: (metadata, key, value) => metadata.set(key, value) };
-const getter: TextMapGetter<Metadata> = {
-  get: (metadata, key) => metadata.get(key).map(String),
-  keys: (metadata) => Object.keys(metadata.getMap()),
-};
 const tracer = trace.getTracer('gateway-grpc');
 
 /** The span a call is given where no span can be recorded: ending it or setting its attributes does nothing. */
@@ -66,15 +61,15 @@ export function callSpans(methodPath: string, peer?: string): CallSpans {
     startClient: (metadata) => {
       const parent = context.active();
       if (!recordable) {
-        propagation.inject(parent, metadata, setter);
+        propagation.inject(parent, metadata, carriedSetter);
         return UNRECORDED;
       }
       const span = start(SpanKind.CLIENT, clientAttributes, parent);
-      propagation.inject(trace.setSpan(parent, span), metadata, setter);
+      propagation.inject(trace.setSpan(parent, span), metadata, carriedSetter);
       return span;
     },
     startServer: (metadata) => {
-      const caller = propagation.extract(ROOT_CONTEXT, metadata, getter);
+      const caller = propagation.extract(ROOT_CONTEXT, metadata, carriedGetter);
       if (!recordable) return { span: UNRECORDED, context: caller };
       const span = start(SpanKind.SERVER, serverAttributes, caller);
       return { span, context: trace.setSpan(caller, span) };

@@ -2,6 +2,7 @@ import { Metadata, status as GrpcStatus, type ClientDuplexStream, type ServerDup
 import type { OutageReporter } from '../outages';
 import { callTimer } from './call-metrics';
 import { callSpans } from './call-spans';
+import { metadataStrings, toMetadata, type CarriedMetadata } from './carried-metadata';
 import type { CallSettings } from './client';
 import { startClientCall, type ClientMethod } from './client-call';
 import type { AnswerEnvelope, CallEnvelope, CarriedStatus } from './methods';
@@ -30,22 +31,10 @@ import type { GrpcErrorPayload } from './status';
  */
 
 /** Answers a call's request the way a unary call of the same handler would: (error status, or response). */
-export type ServeCall = (request: unknown, metadata: Metadata, deadline: Date | number, reply: (error: GrpcErrorPayload | null, response?: unknown) => void) => void;
-
-function toMetadata(carried: { [key: string]: string }): Metadata {
-  const metadata = new Metadata();
-  for (const [key, value] of Object.entries(carried)) metadata.set(key, value);
-  return metadata;
-}
-
-function carriedMetadata(metadata: Metadata): { [key: string]: string } {
-  const carried: { [key: string]: string } = {};
-  for (const [key, value] of Object.entries(metadata.getMap())) if (typeof value === 'string') carried[key] = value;
-  return carried;
-}
+export type ServeCall = (request: unknown, metadata: CarriedMetadata, deadline: Date | number, reply: (error: GrpcErrorPayload | null, response?: unknown) => void) => void;
 
 function carriedStatus({ code, details, metadata }: GrpcErrorPayload): CarriedStatus {
-  return { code, message: details, metadata: carriedMetadata(metadata) };
+  return { code, message: details, metadata: metadataStrings(metadata) };
 }
 
 /** Server side: every request message of a stream answered by `serve`, in whatever order the answers come. */
@@ -70,7 +59,7 @@ export function answerCalls(serve: ServeCall, open: OpenStreams) {
     call.on('data', ({ callId, metadata, timeoutMs, request }: CallEnvelope<unknown>) => {
       if (closed || draining.signal.aborted) return;
       started += 1;
-      serve(request, toMetadata(metadata), timeoutMs > 0 ? Date.now() + timeoutMs : Infinity, (error, response) => {
+      serve(request, metadata, timeoutMs > 0 ? Date.now() + timeoutMs : Infinity, (error, response) => {
         started -= 1;
         if (!closed) call.write(error ? { callId, status: carriedStatus(error) } : { callId, response });
         endWhenIdle();
@@ -195,10 +184,11 @@ export function callOverStreams(
   const call = (request: unknown, settings: CallSettings = {}) =>
     new Promise((resolve, reject) => {
       const timeoutMs = settings.deadlineMs ?? deadlineMs;
-      const metadata = settings.metadata ?? new Metadata();
+      // The envelope's own strings carry the trace context: no Metadata is made for it (carried-metadata.ts).
+      const metadata = settings.metadata ? metadataStrings(settings.metadata) : {};
       const answered = startClientCall(method, metadata, resolve, reject);
       nextCallId = (nextCallId + 1) >>> 0;
-      const envelope: CallEnvelope<unknown> = { callId: nextCallId, metadata: carriedMetadata(metadata), timeoutMs, request };
+      const envelope: CallEnvelope<unknown> = { callId: nextCallId, metadata, timeoutMs, request };
       let done = false;
       const finish = (error: ServiceError | null, response?: unknown) => {
         if (done) return;

@@ -1,7 +1,8 @@
-import type { Metadata, ServiceError } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import type { DomainError } from '../errors';
 import type { OutageReporter } from '../outages';
 import type { CallTimer } from './call-metrics';
+import type { CarriedMetadata } from './carried-metadata';
 import { endCallSpan, type CallSpans } from './call-spans';
 import { fromGrpcError, isUnreachable } from './status';
 
@@ -22,7 +23,7 @@ export interface ClientMethod {
  */
 export function startClientCall(
   { serviceName, spans, timer, outages }: ClientMethod,
-  metadata: Metadata,
+  metadata: CarriedMetadata,
   resolve: (response: unknown) => void,
   reject: (error: DomainError) => void,
 ): (error: ServiceError | null, response?: unknown) => void {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { DomainError, errorMapping } from '../errors';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
+import { handlerContext, type CarriedMetadata } from './carried-metadata';
 import type { CallSettings, PromiseClient, StreamSettings } from './client';
 import type { RpcServiceDefinition } from './methods';
 import { reportFailure, type ServiceHandlers, type StreamContext, type UnaryFn } from './server';
@@ -65,7 +66,8 @@ export function createInProcessClient<D extends RpcServiceDefinition>(
     methods[name] = (request: unknown, settings: CallSettings = {}) => {
       const started = performance.now();
       const callDeadlineMs = settings.deadlineMs ?? deadlineMs;
-      const metadata = settings.metadata ?? new Metadata();
+      // Plain strings unless the caller gave a Metadata: a handler is given one only when it reads it.
+      const metadata: CarriedMetadata = settings.metadata ?? {};
       const clientSpan = spans.startClient(metadata);
       const served = spans.startServer(metadata);
       return new Promise((resolve, reject) => {
@@ -87,7 +89,7 @@ export function createInProcessClient<D extends RpcServiceDefinition>(
         };
         let answer: Promise<unknown>;
         try {
-          answer = context.with(served.context, () => handler(request, { metadata, deadline: Date.now() + callDeadlineMs }));
+          answer = context.with(served.context, () => handler(request, handlerContext(metadata, Date.now() + callDeadlineMs)));
         } catch (error) {
           answer = Promise.reject(error);
         }

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { errorMapping, toDomainError, type DomainError } from '../errors';
 import { callTimer } from './call-metrics';
 import { callSpans, endCallSpan } from './call-spans';
+import { handlerContext } from './carried-metadata';
 import { monitorHealth, type DependencyCheck } from './health';
 import { addReflection } from './reflection';
 import { answerCalls, type ServeCall } from './call-streams';
@@ -70,7 +71,7 @@ function callServer(handler: UnaryFn, path: string, logger: Logger): ServeCall {
     const { span, context: callContext } = spans.startServer(metadata);
     // The handler, and what follows it, in the caller's trace: its logs and its own calls carry the trace id.
     context.with(callContext, () =>
-      handler(request, { metadata, deadline }).then(
+      handler(request, handlerContext(metadata, deadline)).then(
         (response) => {
           reply(null, response);
           timer.succeeded(started);
