@@ -43,7 +43,10 @@
  * with many), --lead-in-seconds N (unmeasured traffic at the rate of a, to the same contestant, just
  * before each of its runs of a; default 0 with one caller, 40 with many: what edge held for them from
  * the warm-up has lapsed in the minute the other contestants ran, and a run would measure that; 40 s
- * is longer than the principal cache's TTL, so the run reads the steady state).
+ * is longer than the principal cache's TTL, so the run reads the steady state), --traces none|exported
+ * (`exported`: the stack records every trace and exports it over OTLP/HTTP as deploy/base's telemetry
+ * ConfigMap has it do, to a receiver of its own standing in for the overlay's collector, whose CPU is
+ * counted apart; default `none`, no exporter, so no span is recorded).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -72,6 +75,7 @@ import { ratesOption } from './support/options';
 import { portkeyHeaders, startPortkey, type PortkeyGateway } from './support/portkey';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server';
 import { monitorRedisStalls } from './support/redis-stalls';
+import { receivedTraces, TRACE_RECEIVER } from './support/trace-receiver';
 import { phaseMeans, readPhases, type PhaseMeans, type PhaseTotals, type ScrapedProcess } from './support/stack-phases';
 
 const { values } = parseArgs({
@@ -90,6 +94,7 @@ const { values } = parseArgs({
     'redis-persistence': { type: 'string' },
     callers: { type: 'string' },
     'lead-in-seconds': { type: 'string' },
+    traces: { type: 'string' },
   },
 });
 const rounds = z.coerce.number().int().min(1).max(20).default(3).parse(values.rounds);
@@ -117,6 +122,8 @@ const leadInSeconds = z.coerce
   .min(0)
   .default(callerCount > 1 ? MANY_CALLERS_LEAD_IN_SECONDS : 0)
   .parse(values['lead-in-seconds']);
+/** Whether the stack exports its traces as deployed (deploy/base/telemetry.yaml), or records none. */
+const traces = z.enum(['none', 'exported']).default('none').parse(values.traces);
 /** Callers seeded at once: each is an organization, an owner whose password is hashed, and a key. */
 const SEEDING_CONCURRENCY = 8;
 const profiled = z
@@ -145,19 +152,31 @@ const MESSAGES = [{ role: 'user', content: 'Hello! Can you tell me what a gatewa
 /** What edge asks every upstream for on a stream, so every contestant's upstream does the same work. */
 const STREAM_OPTIONS = { stream: true, stream_options: { include_usage: true } };
 
-/** The log level deploy/base gives a service (its ConfigMap's LOG_LEVEL), if it deploys one. */
-function deployedLogLevel(service: ServiceName): string | undefined {
+/** The data of the first ConfigMap of a file of deploy/base, if it has one. */
+function deployedConfigMap(file: string): Record<string, string> | undefined {
   let text: string;
   try {
-    text = readFileSync(join(REPO_ROOT, 'deploy', 'base', `${service}.yaml`), 'utf8');
+    text = readFileSync(join(REPO_ROOT, 'deploy', 'base', file), 'utf8');
   } catch {
     return undefined;
   }
   for (const document of parseAllDocuments(text)) {
     const manifest = document.toJS() as { kind?: string; data?: Record<string, string> } | null;
-    if (manifest?.kind === 'ConfigMap' && manifest.data?.LOG_LEVEL) return manifest.data.LOG_LEVEL;
+    if (manifest?.kind === 'ConfigMap' && manifest.data) return manifest.data;
   }
   return undefined;
+}
+
+/** The log level deploy/base gives a service (its ConfigMap's LOG_LEVEL), if it deploys one. */
+function deployedLogLevel(service: ServiceName): string | undefined {
+  return deployedConfigMap(`${service}.yaml`)?.LOG_LEVEL;
+}
+
+/** deploy/base's telemetry settings, with the receiver in the collector's place. */
+function deployedTelemetry(receiverPort: number): Record<string, string> {
+  const telemetry = deployedConfigMap('telemetry.yaml');
+  if (!telemetry?.OTEL_EXPORTER_OTLP_ENDPOINT) throw new Error('deploy/base/telemetry.yaml sets no OTLP endpoint: there is no deployed export to measure');
+  return { ...telemetry, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` };
 }
 
 function contestant(name: ContestantName, json: HttpTarget, stream: HttpTarget, processes: () => Promise<Record<string, number[]>>): Contestant {
@@ -230,6 +249,7 @@ async function main(): Promise<void> {
   const profileDir = join(infra.logDir, 'profiles');
   const profiling = Object.fromEntries(profiled.map((service) => [service, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]]));
   let upstream: HelperProcess | undefined;
+  let traceReceiver: HelperProcess | undefined;
   let portkey: PortkeyGateway | undefined;
   let redis: PrivateRedis | undefined;
   /** The bench's own connection to the stack's Redis, for Redis's latency monitor. */
@@ -251,12 +271,13 @@ async function main(): Promise<void> {
       }),
     );
     if (runtime === 'compiled') await buildAll(serviceNames, { quiet: true });
+    if (traces === 'exported') traceReceiver = await startHelperProcess('test/bench/support/otlp-receiver.ts');
     stack = await startStack({
       compiled: runtime === 'compiled',
       databaseUrl: database.url,
       redisUrl: redis.url,
       upstreamBaseUrl,
-      env: { NODE_ENV: 'production' },
+      env: { NODE_ENV: 'production', ...(traceReceiver ? deployedTelemetry(traceReceiver.port) : {}) },
       serviceEnv: logLevels,
       nodeArgs: profiling,
       readyTimeoutMs: 120_000,
@@ -327,7 +348,10 @@ async function main(): Promise<void> {
       const { pid } = embedded;
       contestants.push(contestant('embedded', ...pair([embedded.origin], GATEWAY_PATH, bearer(embedded.apiKey), routed, { ...routed, stream: true }), async () => ({ embedded: [pid] })));
     }
-    const arena: Arena = { contestants: [direct, ...contestants], shared: { upstream: [upstream.pid], generator: [process.pid] } };
+    const arena: Arena = {
+      contestants: [direct, ...contestants],
+      shared: { upstream: [upstream.pid], generator: [process.pid], ...(traceReceiver ? { [TRACE_RECEIVER]: [traceReceiver.pid] } : {}) },
+    };
 
     console.log('Warming up (JIT, connection pools, caches, the period\'s quota counters)...');
     for (const each of arena.contestants) {
@@ -358,7 +382,9 @@ async function main(): Promise<void> {
       withEmbedded: embedded !== undefined,
       redisPersistence,
       withFloor: floor !== undefined,
+      tracesExported: traceReceiver !== undefined,
     });
+    if (traceReceiver) console.log(`\nThe trace receiver took ${await receivedTraces(traceReceiver.port)} over the whole run.`);
   } finally {
     await Promise.all(targets.map((target) => target.close()));
     await embedded?.stop();
@@ -367,6 +393,7 @@ async function main(): Promise<void> {
     await stack?.stop();
     await portkey?.stop();
     await upstream?.stop();
+    await traceReceiver?.stop();
     await redis?.stop();
     await database.drop();
     await infra.stop();

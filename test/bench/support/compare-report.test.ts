@@ -51,14 +51,15 @@ const SETTINGS: ReportSettings = {
   redisPersistence: 'aof',
   withEmbedded: false,
   withFloor: false,
+  tracesExported: false,
 };
 
-function printed(results: Round[]): string {
+function printed(results: Round[], settings: ReportSettings = SETTINGS): string {
   const lines: string[] = [];
   const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => lines.push(parts.join(' ')));
   const table = jest.spyOn(console, 'table').mockImplementation((rows: unknown) => lines.push(JSON.stringify(rows)));
   try {
-    printReport(results, SETTINGS);
+    printReport(results, settings);
   } finally {
     log.mockRestore();
     table.mockRestore();
@@ -100,5 +101,15 @@ describe("bench:compare's report", () => {
     expect(targetLine(report, '- added p99 at 200 req/s')).toContain(": 1 of 1 rounds (and 1 that could not give the figure) (median 8.00 ms against 5.00 (5.00–9.00) ms)");
     expect(targetLine(report, '- added p50 at 200 req/s')).toContain(': 0 of 2 rounds');
     expect(report).not.toMatch(/"added p99":"-\d/);
+  });
+
+  it("reads the trace receiver's CPU on a row of its own, not as a process of the stack", () => {
+    const exported = round([0.1, 0.4], [1.1, 9.4], [1.5, 8.4]);
+    const gateway = exported.json.get('gateway') as Measured;
+    exported.json.set('gateway', { ...gateway, perRequest: { 'edge#1': 0.5, ledger: 0.3, upstream: 0.1, generator: 0.4, 'trace receiver': 0.2 } });
+    const rows = printed([exported], { ...SETTINGS, tracesExported: true }).split('\n');
+    expect(rows).toContain("| the trace receiver (the collector's stand-in), in the stack's runs | 0.20 |");
+    expect(rows.filter((row) => row.startsWith('| trace receiver'))).toEqual([]);
+    expect(rows.some((row) => row.includes('every trace recorded and exported over OTLP/HTTP'))).toBe(true);
   });
 });

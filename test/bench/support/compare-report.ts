@@ -10,6 +10,7 @@ import { added, latencyOf, type ContestantName, type Measured } from './contest'
 import type { PhaseMeans } from './stack-phases';
 import { STALL_THRESHOLD_MS } from './redis-stalls';
 import { LONG_PAUSE_MS } from './stack-runtime';
+import { TRACE_RECEIVER } from './trace-receiver';
 import { machineLine, median, ms } from './stats';
 
 /** One rung of a ladder; `phases`, for the stack, from its own metrics around the rung. */
@@ -52,6 +53,8 @@ export interface ReportSettings {
   redisPersistence: RedisPersistence;
   withEmbedded: boolean;
   withFloor: boolean;
+  /** The stack recorded every trace and exported it to a receiver standing in for the collector (`--traces exported`). */
+  tracesExported: boolean;
 }
 
 /** CPU per request of every process of the stack together, at 200 req/s, when issue 14 was filed (5.0 to 6.7 ms). */
@@ -248,7 +251,7 @@ function cpuTable(results: Round[], settings: ReportSettings): string {
   const gateway = figures(results, 'gateway', 'json');
   const portkey = figures(results, 'portkey', 'json');
   const processNames = [...new Set(results.flatMap((round) => Object.keys(round.json.get('gateway')?.perRequest ?? {})))];
-  const stackProcesses = processNames.filter((name) => name !== 'upstream' && name !== 'generator');
+  const stackProcesses = processNames.filter((name) => name !== 'upstream' && name !== 'generator' && name !== TRACE_RECEIVER);
   const rank = (name: string) => (STACK_ORDER.includes(name) ? STACK_ORDER.indexOf(name) : STACK_ORDER.length);
   const sorted = [...stackProcesses].sort((a, b) => rank(a) - rank(b));
   const edges = results.map((round) => {
@@ -265,6 +268,7 @@ function cpuTable(results: Round[], settings: ReportSettings): string {
     ...(settings.withEmbedded ? [['embedded (its one process)', spread(figures(results, 'embedded', 'json').cpu, cpuMs)]] : []),
     ['the upstream mock, in the stack\'s runs', spread(gateway.perRequest('upstream'), cpuMs)],
     ['the load generator, in the stack\'s runs', spread(gateway.perRequest('generator'), cpuMs)],
+    ...(settings.tracesExported ? [["the trace receiver (the collector's stand-in), in the stack's runs", spread(gateway.perRequest(TRACE_RECEIVER), cpuMs)]] : []),
   ];
   return markdownTable([`CPU per request at ${settings.rate} req/s, ms (median (range) of ${results.length} rounds)`, 'ms'], rows);
 }
@@ -356,7 +360,11 @@ export function printReport(results: Round[], settings: ReportSettings): void {
   console.log(
     `This gateway: ${settings.edgeReplicas} edge replicas and auth, router, pricing, ledger, usage, agent, each its own process; NODE_ENV=production; LOG_LEVEL as deploy/base sets it (${Object.entries(settings.logLevels)
       .map(([service, level]) => `${service} ${level}`)
-      .join(', ')}); ${settings.runtime}; ${redisLine(settings.redisPersistence)}, the machine's Postgres (the backends of its database counted); ${
+      .join(', ')}); ${settings.runtime}; ${
+      settings.tracesExported
+        ? 'every trace recorded and exported over OTLP/HTTP as deploy/base sets it, to a receiver of its own in the collector\'s place'
+        : 'no trace exporter, so no span recorded'
+    }; ${redisLine(settings.redisPersistence)}, the machine's Postgres (the backends of its database counted); ${
       settings.callers === 1 ? 'one caller' : `${settings.callers} callers, each its own organization and key, each request's picked at random`
     }.`,
   );
