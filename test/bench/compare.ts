@@ -4,7 +4,8 @@
  * upstream (its own process), Portkey's gateway (its own process, headless,
  * production), this gateway's stack as deployed (two edge replicas, every
  * service its own process, NODE_ENV=production, the log level deploy/base
- * sets, a Redis of its own persisting as production's must) pointed at that upstream, and the embedded mode
+ * sets, every trace exported as deploy/base has it, a Redis of its own persisting as production's must)
+ * pointed at that upstream, and the embedded mode
  * (`npm start`, against its own built-in simulator). Then it runs
  * interleaved rounds, each with:
  *   (a) 200 req/s non-streamed, open loop: p50/p99 and the latency added over
@@ -43,10 +44,10 @@
  * with many), --lead-in-seconds N (unmeasured traffic at the rate of a, to the same contestant, just
  * before each of its runs of a; default 0 with one caller, 40 with many: what edge held for them from
  * the warm-up has lapsed in the minute the other contestants ran, and a run would measure that; 40 s
- * is longer than the principal cache's TTL, so the run reads the steady state), --traces none|exported
- * (`exported`: the stack records every trace and exports it over OTLP/HTTP as deploy/base's telemetry
- * ConfigMap has it do, to a receiver of its own standing in for the overlay's collector, whose CPU is
- * counted apart; default `none`, no exporter, so no span is recorded).
+ * is longer than the principal cache's TTL, so the run reads the steady state), --traces exported|none
+ * (`exported`, the default: the stack records every trace and exports it over OTLP/HTTP as deploy/base's
+ * telemetry ConfigMap has it do, to a receiver of its own standing in for the overlay's collector, whose
+ * CPU is counted apart; `none`: no exporter, so no span is recorded, to read what tracing costs).
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -122,8 +123,8 @@ const leadInSeconds = z.coerce
   .min(0)
   .default(callerCount > 1 ? MANY_CALLERS_LEAD_IN_SECONDS : 0)
   .parse(values['lead-in-seconds']);
-/** Whether the stack exports its traces as deployed (deploy/base/telemetry.yaml), or records none. */
-const traces = z.enum(['none', 'exported']).default('none').parse(values.traces);
+/** Traces are recorded and exported in production (deploy/base/telemetry.yaml), so the comparison does too. */
+const traces = z.enum(['exported', 'none']).default('exported').parse(values.traces);
 /** Callers seeded at once: each is an organization, an owner whose password is hashed, and a key. */
 const SEEDING_CONCURRENCY = 8;
 const profiled = z
