@@ -1,4 +1,4 @@
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { getNumberFromEnv, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -25,6 +25,15 @@ export interface TelemetryOptions {
   spanProcessors?: SpanProcessor[];
 }
 
+/**
+ * Spans per OTLP export, where the SDK sends 512: a batch is serialized on the
+ * event loop, in the `span.end()` that fills it, and 512 spans (about half a
+ * megabyte of JSON) held that loop for milliseconds every second or two, long
+ * enough to be the stack's p99 (docs/performance.md, "With every trace
+ * exported, as deployed"). OTEL_BSP_MAX_EXPORT_BATCH_SIZE still sets it.
+ */
+const SPANS_PER_EXPORT = 64;
+
 export interface Telemetry {
   /** Starts serving `GET /metrics` (port 0: any free port); shutdown stops it. */
   serveMetrics(listen: { host: string; port: number }): Promise<MetricsServer>;
@@ -48,7 +57,12 @@ export function startTelemetry({ serviceName, spanProcessors = [] }: TelemetryOp
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
     instrumentations: [],
     // Without a processor the SDK registers no tracer at all and every trace id is zero.
-    spanProcessors: [exporting ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor(), ...spanProcessors],
+    spanProcessors: [
+      exporting
+        ? new BatchSpanProcessor(new OTLPTraceExporter(), { maxExportBatchSize: getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? SPANS_PER_EXPORT })
+        : new NoopSpanProcessor(),
+      ...spanProcessors,
+    ],
     // W3C trace context, carried in gRPC metadata by lib's client and server. An incoming HTTP
     // request is never extracted from (http-spans.ts), so a client cannot choose its request id.
     textMapPropagator: new W3CTraceContextPropagator(),
