@@ -177,6 +177,8 @@ describe('the model provider call', () => {
         'gateway.priced': true,
         'gateway.cost_usd': response.headers.get('x-service-cost-usd'),
         'gateway.stream': false,
+        'server.address': new URL(e2e.stack.simulatorUrl).hostname,
+        'server.port': Number(new URL(e2e.stack.simulatorUrl).port),
       }),
     });
   });

@@ -48,7 +48,6 @@ class PendingSpan {
 
 function requestAttributes(request: ProviderRequest, upstream: Upstream | undefined, stream: boolean): Attributes {
   const body = request.body;
-  const origin = upstream ? new URL(upstream.origin) : undefined;
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
   const attributes: Attributes = {
     'gen_ai.operation.name': 'chat',
@@ -62,9 +61,9 @@ function requestAttributes(request: ProviderRequest, upstream: Upstream | undefi
     'gateway.stream': stream,
     'gateway.key_mode': request.mode ?? 'managed',
   };
-  if (origin) {
-    attributes['server.address'] = origin.hostname;
-    attributes['server.port'] = Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80);
+  if (upstream) {
+    attributes['server.address'] = upstream.server.address;
+    attributes['server.port'] = upstream.server.port;
   }
   return attributes;
 }

@@ -10,7 +10,12 @@ const providers = {
 describe('resolveUpstreams', () => {
   it('uses the catalog base URLs', () => {
     const upstreams = resolveUpstreams(providers);
-    expect(upstreams.get('openai')).toEqual({ provider: 'openai', origin: 'https://api.openai.com', chatCompletionsPath: '/v1/chat/completions' });
+    expect(upstreams.get('openai')).toEqual({
+      provider: 'openai',
+      origin: 'https://api.openai.com',
+      chatCompletionsPath: '/v1/chat/completions',
+      server: { address: 'api.openai.com', port: 443 },
+    });
     expect(upstreams.get('google')?.chatCompletionsPath).toBe('/v1beta/openai/chat/completions');
     expect(upstreams.get('my-proxy')?.chatCompletionsPath).toBe('/openai/deployments/x/chat/completions?api-version=2024-10-21');
   });
@@ -24,6 +29,7 @@ describe('resolveUpstreams', () => {
     expect(upstreams.get('openai')?.origin).toBe('http://127.0.0.1:8090');
     expect(upstreams.get('google')?.chatCompletionsPath).toBe('/v1/chat/completions');
     expect(upstreams.get('my-proxy')?.origin).toBe('http://127.0.0.1:9000');
+    expect(upstreams.get('my-proxy')?.server).toEqual({ address: '127.0.0.1', port: 9000 });
   });
 
   it('refuses base URLs that are not http(s) or that carry credentials, naming the variable', () => {

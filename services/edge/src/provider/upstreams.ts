@@ -15,6 +15,8 @@ export interface Upstream {
   origin: string;
   /** Path of chat completions under the base URL, with the base URL's query, e.g. /v1/chat/completions. */
   chatCompletionsPath: string;
+  /** The origin's host and port (the scheme's when it names none): a traced call's `server.*` attributes. */
+  server: { address: string; port: number };
 }
 
 export const UPSTREAM_BASE_URL = 'UPSTREAM_BASE_URL';
@@ -23,7 +25,7 @@ export function baseUrlVariable(provider: string): string {
   return `PROVIDER_BASE_URL_${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-function parseBaseUrl(value: string, source: string): { origin: string; path: string; search: string } | string {
+function parseBaseUrl(value: string, source: string): { origin: string; path: string; search: string; server: Upstream['server'] } | string {
   let url: URL;
   try {
     url = new URL(value);
@@ -32,7 +34,8 @@ function parseBaseUrl(value: string, source: string): { origin: string; path: st
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${source}: must be an http or https URL`;
   if (url.username || url.password) return `${source}: must not carry credentials; provider keys are sent as a bearer token`;
-  return { origin: url.origin, path: url.pathname.replace(/\/+$/, ''), search: url.search };
+  const server = { address: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
+  return { origin: url.origin, path: url.pathname.replace(/\/+$/, ''), search: url.search, server };
 }
 
 export function resolveUpstreams(
@@ -53,7 +56,7 @@ export function resolveUpstreams(
       problems.push(parsed);
       continue;
     }
-    upstreams.set(provider, { provider, origin: parsed.origin, chatCompletionsPath: `${parsed.path}/chat/completions${parsed.search}` });
+    upstreams.set(provider, { provider, origin: parsed.origin, chatCompletionsPath: `${parsed.path}/chat/completions${parsed.search}`, server: parsed.server });
   }
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return upstreams;
