@@ -40,9 +40,22 @@ const timeAlone: TimeOne = async (run) => {
   return performance.now() - started;
 };
 
+/** A copy of `items` in random order (Fisher-Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
+  }
+  return copy;
+}
+
 /**
  * Each kind's percentiles over its calls after the warm-up. `onWarmedUp`
- * runs once the warm-up is over, before the first measured call.
+ * runs once the warm-up is over, before the first measured call. Each round
+ * of calls runs the kinds in an order of its own, shuffled: a call's time
+ * depends on what ran just before it (the caches it left), so no kind always
+ * follows the same one.
  */
 export async function timeInterleaved(
   kinds: Readonly<Record<string, () => Promise<unknown>>>,
@@ -51,9 +64,10 @@ export async function timeInterleaved(
 ): Promise<Map<string, Summary>> {
   const warmUp = warmUpCalls(calls);
   const times = new Map<string, number[]>(Object.keys(kinds).map((name) => [name, []]));
+  const entries = Object.entries(kinds);
   for (let call = 0; call < calls; call += 1) {
     if (call === warmUp) await onWarmedUp?.();
-    for (const [name, run] of Object.entries(kinds)) {
+    for (const [name, run] of shuffled(entries)) {
       const elapsed = await timeOne(run);
       if (call >= warmUp) times.get(name)?.push(elapsed);
       await new Promise((resolve) => setTimeout(resolve, gapMs));
