@@ -85,8 +85,20 @@ describe('recordSchema', () => {
     [{ apiKeyId: 'key' }, 'api_key_id: must be a UUID or empty'],
     [{ errorClass: 'oops' }, 'error_class: must be empty or one of'],
     [{ tier: 't'.repeat(101) }, 'tier: must be at most 100 characters'],
+    [{ requestId: REQUEST_ID.toUpperCase() }, 'request_id: must be a trace id (32 lower-case hex characters)'],
+    [{ httpStatus: 600 }, 'http_status: must be an HTTP status (100 to 599)'],
+    [{ latencyMs: -1 }, 'latency_ms: must not be negative'],
+    [{ complexity: 1.5 }, 'complexity: must be an integer'],
+    [{ subject: { ...record().subject!, planTier: '' } }, 'subject.plan_tier: is required'],
   ])('refuses %j, naming the field and what it allows', (overrides, message) => {
     expect(refusal(record(overrides))).toContain(message);
+  });
+
+  it('names every field that breaks a rule, not only the first', () => {
+    const message = refusal(record({ costMicros: 'lots', userAgent: 'u'.repeat(1025), commitWithinMs: -5 }));
+    expect(message).toContain('cost_micros: must be a non-negative integer');
+    expect(message).toContain('user_agent: must be at most 1024 characters');
+    expect(message).toContain('commit_within_ms: must not be negative');
   });
 
   it('names a field of the subject by its path', () => {

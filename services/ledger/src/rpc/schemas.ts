@@ -13,26 +13,66 @@ import { isPeriodKey } from '../quota/period';
 const MAX_INT64 = 9_223_372_036_854_775_807n;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TRACE_ID = /^[0-9a-f]{32}$/;
-const errorClasses = [...new Set(Object.values(errorMapping).map(({ errorClass }) => errorClass))];
+const DIGITS = /^\d+$/;
+const errorClasses: readonly string[] = [...new Set(Object.values(errorMapping).map(({ errorClass }) => errorClass))];
 
 /*
- * Each field schema only checks; a message's schema converts its checked
- * fields in one step at its end, so a Record's check (the one on the hot
- * path) visits one node per field, not a pipe and a transform per field.
+ * A rule says what is wrong with one field's value, or nothing; every
+ * message's check is built from these. A message's schema is its fields'
+ * types, then its rules in one pass (applyRules), then one conversion at its
+ * end. The Record's check runs once per request on the hot path: a zod check
+ * per field made it several times dearer, most of all in a process that wakes
+ * cold for each record (docs/performance.md).
  */
-const DIGITS = /^\d+$/;
-// zod runs every check of a string even after one fails: the range check must not parse what is not digits.
-const int64Text = z
-  .string()
-  .regex(DIGITS, 'must be a non-negative integer')
-  .refine((value) => !DIGITS.test(value) || BigInt(value) <= MAX_INT64, 'must fit in a signed 64-bit integer');
-const int64 = int64Text.transform((value) => BigInt(value));
-const uuidText = z.string().regex(UUID, 'must be a UUID');
+type Rule<Value> = (value: Value) => string | undefined;
+
+const int64TextRule: Rule<string> = (value) => {
+  if (!DIGITS.test(value)) return 'must be a non-negative integer';
+  // Fewer than 19 digits always fit: only a longer one is worth a BigInt.
+  return value.length >= 19 && BigInt(value) > MAX_INT64 ? 'must fit in a signed 64-bit integer' : undefined;
+};
+const uuidRule: Rule<string> = (value) => (UUID.test(value) ? undefined : 'must be a UUID');
 /** Proto strings cannot be absent: empty means "none". */
-const optionalUuidText = z.string().refine((value) => value === '' || UUID.test(value), 'must be a UUID or empty');
-const optionalTextChecks = (maxLength: number) => z.string().max(maxLength, `must be at most ${maxLength} characters`);
-const requestId = z.string().regex(TRACE_ID, 'must be a trace id (32 lower-case hex characters)');
-const nonNegativeInt = z.number().int().nonnegative('must not be negative');
+const optionalUuidRule: Rule<string> = (value) => (value === '' || UUID.test(value) ? undefined : 'must be a UUID or empty');
+const requestIdRule: Rule<string> = (value) => (TRACE_ID.test(value) ? undefined : 'must be a trace id (32 lower-case hex characters)');
+const lengthWithin =
+  (minLength: number, maxLength: number): Rule<string> =>
+  (value) => {
+    if (value.length < minLength) return 'is required';
+    return value.length > maxLength ? `must be at most ${maxLength} characters` : undefined;
+  };
+const nonNegativeIntRule: Rule<number> = (value) => {
+  if (!Number.isInteger(value)) return 'must be an integer';
+  return value < 0 ? 'must not be negative' : undefined;
+};
+const httpStatusRule: Rule<number> = (value) =>
+  Number.isInteger(value) && value >= 100 && value <= 599 ? undefined : 'must be an HTTP status (100 to 599)';
+const errorClassRule: Rule<string> = (value) =>
+  value === '' || errorClasses.includes(value) ? undefined : `must be empty or one of ${errorClasses.join(', ')}`;
+
+/** The rules of an object's fields, each applied to its own field. */
+type FieldRules<Shape> = { [Field in keyof Shape]?: Rule<Shape[Field]> };
+
+/** Applies every rule in one pass, reporting each broken one at its field. */
+function applyRules<Shape extends object>(rules: FieldRules<Shape>): (value: Shape, context: z.RefinementCtx) => void {
+  const ruled = Object.entries(rules) as Array<[keyof Shape & string, Rule<Shape[keyof Shape]>]>;
+  return (value, context) => {
+    for (const [field, rule] of ruled) {
+      const message = rule(value[field]);
+      if (message !== undefined) context.addIssue({ code: 'custom', path: [field], message });
+    }
+  };
+}
+
+/** A string field checked by one rule: for the messages off the hot path. */
+const ruledText = (rule: Rule<string>) =>
+  z.string().superRefine((value, context) => {
+    const message = rule(value);
+    if (message !== undefined) context.addIssue({ code: 'custom', message });
+  });
+
+const int64 = ruledText(int64TextRule).transform((value) => BigInt(value));
+const requestId = ruledText(requestIdRule);
 
 function noneIfEmpty(value: string): string | null {
   return value === '' ? null : value;
@@ -42,16 +82,25 @@ function optionalUuidOf(value: string): string | null {
   return value === '' ? null : value.toLowerCase();
 }
 
-const subjectChecks = z.object(
+const subjectFields = z.object(
   {
-    organizationId: uuidText,
-    agentId: optionalUuidText,
-    planTier: z.string().min(1, 'is required').max(100, 'must be at most 100 characters'),
+    organizationId: z.string(),
+    agentId: z.string(),
+    planTier: z.string(),
     byok: z.boolean(),
-    messagesLimit: int64Text,
+    messagesLimit: z.string(),
     enforce: z.boolean(),
   },
   { error: 'is required' },
+);
+
+const subjectChecks = subjectFields.superRefine(
+  applyRules<z.output<typeof subjectFields>>({
+    organizationId: uuidRule,
+    agentId: optionalUuidRule,
+    planTier: lengthWithin(1, 100),
+    messagesLimit: int64TextRule,
+  }),
 );
 
 function meteredSubjectOf(checked: z.output<typeof subjectChecks>): MeteredSubject {
@@ -75,11 +124,11 @@ export type ValidCheckQuota = z.infer<typeof checkQuotaSchema>;
 export const getQuotaSchema = z.object({ subject });
 
 /** `YYYY-MM:<request id>`: the period the hold was taken in, and the hold. */
-const reservationIdText = z.string().refine((value) => {
-  if (value === '') return true;
+const reservationIdRule: Rule<string> = (value) => {
+  if (value === '') return undefined;
   const [period = '', holdId = '', ...rest] = value.split(':');
-  return rest.length === 0 && isPeriodKey(period) && TRACE_ID.test(holdId);
-}, 'must be empty or a reservation_id returned by CheckQuota');
+  return rest.length === 0 && isPeriodKey(period) && TRACE_ID.test(holdId) ? undefined : 'must be empty or a reservation_id returned by CheckQuota';
+};
 
 /** A checked `YYYY-MM:<hold>` id, split; null when empty. */
 function periodAndHoldOf(value: string): { period: string; holdId: string } | null {
@@ -110,52 +159,79 @@ export const watchLeasesSchema = z.object({ holderId });
 
 /** `YYYY-MM:lease:<holder id>:<meter>`: the period the lease was held in, and its hold (leases/lease.ts). */
 const LEASE_HOLD = new RegExp(`^lease:(.+):(?:${meters.join('|')})$`, 's');
-const leaseIdText = z.string().refine((value) => {
-  if (value === '') return true;
+const leaseIdRule: Rule<string> = (value) => {
+  if (value === '') return undefined;
   const separator = value.indexOf(':');
   const holder = LEASE_HOLD.exec(value.slice(separator + 1))?.[1];
-  return isPeriodKey(value.slice(0, separator)) && holder !== undefined && holder.length <= HOLDER_ID_MAX && isStorableText(holder);
-}, 'must be empty or a lease_id returned by Lease');
+  const valid = isPeriodKey(value.slice(0, separator)) && holder !== undefined && holder.length <= HOLDER_ID_MAX && isStorableText(holder);
+  return valid ? undefined : 'must be empty or a lease_id returned by Lease';
+};
 
-const recordChecks = z
-  .object({
-    subject: subjectChecks,
-    requestId,
-    reservationId: reservationIdText,
-    leaseId: leaseIdText,
-    apiKeyId: optionalUuidText,
-    principal: z.enum(principals, { error: `must be one of ${principals.join(', ')}` }),
-    clientLabel: optionalTextChecks(200),
-    userAgent: optionalTextChecks(1024),
-    requestedModel: optionalTextChecks(200),
-    servedModel: optionalTextChecks(200),
-    tier: optionalTextChecks(100),
-    complexity: nonNegativeInt,
-    httpStatus: z.number().int().min(100, 'must be an HTTP status (100 to 599)').max(599, 'must be an HTTP status (100 to 599)'),
-    errorClass: z
-      .string()
-      .refine((value) => value === '' || (errorClasses as string[]).includes(value), `must be empty or one of ${errorClasses.join(', ')}`),
-    latencyMs: nonNegativeInt,
-    inputTokens: int64Text,
-    outputTokens: int64Text,
-    priced: z.boolean(),
-    costMicros: int64Text,
-    priceListVersion: optionalTextChecks(100),
-    routingPolicyVersion: optionalTextChecks(100),
-    stream: z.boolean(),
-    startedAt: z.date({ error: 'is required' }),
-    consumed: z.boolean(),
-    /** 0: the caller set no commit window (see commitDeadline). */
-    commitWithinMs: nonNegativeInt,
-  })
-  .refine((record) => record.reservationId === '' || record.reservationId.endsWith(`:${record.requestId}`), {
-    path: ['reservationId'],
-    message: 'belongs to another request_id',
-  })
-  .refine((record) => record.reservationId === '' || record.leaseId === '', {
-    path: ['leaseId'],
-    message: 'must be empty when reservation_id is set: a call is admitted by a reservation or a lease, not both',
-  });
+const recordFields = z.object({
+  subject: subjectChecks,
+  requestId: z.string(),
+  reservationId: z.string(),
+  leaseId: z.string(),
+  apiKeyId: z.string(),
+  principal: z.enum(principals, { error: `must be one of ${principals.join(', ')}` }),
+  clientLabel: z.string(),
+  userAgent: z.string(),
+  requestedModel: z.string(),
+  servedModel: z.string(),
+  tier: z.string(),
+  complexity: z.number(),
+  httpStatus: z.number(),
+  errorClass: z.string(),
+  latencyMs: z.number(),
+  inputTokens: z.string(),
+  outputTokens: z.string(),
+  priced: z.boolean(),
+  costMicros: z.string(),
+  priceListVersion: z.string(),
+  routingPolicyVersion: z.string(),
+  stream: z.boolean(),
+  startedAt: z.date({ error: 'is required' }),
+  consumed: z.boolean(),
+  /** 0: the caller set no commit window (see commitDeadline). */
+  commitWithinMs: z.number(),
+});
+type RecordFields = z.output<typeof recordFields>;
+
+const recordFieldRules = applyRules<RecordFields>({
+  requestId: requestIdRule,
+  reservationId: reservationIdRule,
+  leaseId: leaseIdRule,
+  apiKeyId: optionalUuidRule,
+  clientLabel: lengthWithin(0, 200),
+  userAgent: lengthWithin(0, 1024),
+  requestedModel: lengthWithin(0, 200),
+  servedModel: lengthWithin(0, 200),
+  tier: lengthWithin(0, 100),
+  complexity: nonNegativeIntRule,
+  httpStatus: httpStatusRule,
+  errorClass: errorClassRule,
+  latencyMs: nonNegativeIntRule,
+  inputTokens: int64TextRule,
+  outputTokens: int64TextRule,
+  costMicros: int64TextRule,
+  priceListVersion: lengthWithin(0, 100),
+  routingPolicyVersion: lengthWithin(0, 100),
+  commitWithinMs: nonNegativeIntRule,
+});
+
+const recordChecks = recordFields.superRefine((record, context) => {
+  recordFieldRules(record, context);
+  if (record.reservationId !== '' && !record.reservationId.endsWith(`:${record.requestId}`)) {
+    context.addIssue({ code: 'custom', path: ['reservationId'], message: 'belongs to another request_id' });
+  }
+  if (record.reservationId !== '' && record.leaseId !== '') {
+    context.addIssue({
+      code: 'custom',
+      path: ['leaseId'],
+      message: 'must be empty when reservation_id is set: a call is admitted by a reservation or a lease, not both',
+    });
+  }
+});
 
 export const recordSchema = recordChecks.transform((checked) => ({
   ...checked,
