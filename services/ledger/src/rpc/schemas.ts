@@ -18,11 +18,11 @@ const errorClasses: readonly string[] = [...new Set(Object.values(errorMapping).
 
 /*
  * A rule says what is wrong with one field's value, or nothing; every
- * message's check is built from these. A message's schema is its fields'
- * types, then its rules in one pass (applyRules), then one conversion at its
- * end. The Record's check runs once per request on the hot path: a zod check
- * per field made it several times dearer, most of all in a process that wakes
- * cold for each record (docs/performance.md).
+ * message's check is built from these. The Record's schema, checked once per
+ * request on the hot path, is its fields' types, then all of its rules in one
+ * pass (applyRules), then one conversion at its end: a zod check per field made
+ * it several times dearer, most of all in a process that wakes cold for each
+ * record (docs/performance.md). The other messages check a field at a time.
  */
 type Rule<Value> = (value: Value) => string | undefined;
 
